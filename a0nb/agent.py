@@ -1,0 +1,561 @@
+"""The Agent: the public Python API (`ask`, `ask_async`, `reset`, registration) and the steps the
+loop sequences — prompt preparation, model calls with call records, history adds, tool lookup."""
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from . import composition, loop
+from .bridge import Bridge
+from .diagnostics import Diagnostics
+from .errors import A0Error, ConfigError, ModelError, TurnInterrupted
+from .extensions import Extensions, extensible
+from .extract import ToolRequest, first_closed_object, parse_tool_request
+from .hierarchy import Hierarchy
+from .history import History, Message
+from .loader import ModuleLoader
+from .paths import Root
+from .projects import Project, ProjectCache
+from .prompts import PromptEngine, Rendered, prompt_dirs
+from .providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken, complete
+from .providers.registry import make_provider, no_model_message
+from .records import CallRecord, Part
+from .secrets import Secrets
+from .settings import Settings, resolve
+from .tokens import TokenCounter
+from .tool import Tool, ToolInfo, Tools
+from .turn import Turn
+
+
+@dataclass
+class Shared:
+    """What an agent and its subordinates share: the loop bridge, models, namespace, records counter."""
+
+    workdir: Path
+    home: Path | None
+    namespace: dict[str, Any]
+    bridge: Bridge = field(default_factory=Bridge)
+    providers: dict[str, Provider] = field(default_factory=dict)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    counter: TokenCounter = field(default_factory=TokenCounter)
+    call_index: int = 0
+    magic_settings: dict[str, Any] = field(default_factory=dict)
+    approver: Callable[[str, str], bool] | None = None
+    data: dict[str, Any] = field(default_factory=dict)  # chat-wide data (the loaded-skill ledger lives here)
+
+
+class Agent:
+    """Agent Zero's agent, in a notebook folder. `ask()` runs one user message to an answer."""
+
+    def __init__(self, workdir: str | Path = ".", model: str | Sequence[Any] | None = None, *,
+                 utility_model: str | None = None, profile: str = "default",
+                 namespace: dict[str, Any] | None = None, home: str | Path | None = None,
+                 settings: dict[str, Any] | None = None, entry_points: bool = True,
+                 _superior: "Agent | None" = None, _shared: Shared | None = None) -> None:
+        workdir = Path(workdir).resolve()
+        if not workdir.is_dir():
+            raise ConfigError(f"workdir {workdir} is not a folder")
+        self.shared = _shared or Shared(workdir, Path(home) if home else None, namespace if namespace is not None else {})
+        self.superior = _superior
+        self.subordinate: Agent | None = None
+        self.number = 0 if _superior is None else _superior.number + 1
+        self.diagnostics = Diagnostics()
+        self.hierarchy = Hierarchy(workdir, profile, home=self.shared.home, diagnostics=self.diagnostics,
+                                   entry_points=entry_points)
+        self.loader = ModuleLoader(self.diagnostics)
+        self.extensions = Extensions(self.hierarchy, self.loader, self.diagnostics)
+        self.tools = Tools(self.hierarchy, self.loader, self.diagnostics)
+        self.prompts = PromptEngine(prompt_dirs(self.hierarchy.roots), self.diagnostics)
+        self._prompt_generation = self.hierarchy.generation
+        self._projects = ProjectCache(self.diagnostics, home=self.shared.home) if _accepts_home() else ProjectCache(self.diagnostics)
+        self._arguments = {"model": model if isinstance(model, str) else None, "utility_model": utility_model,
+                           **(settings or {})}
+        self._model_list = None if model is None or isinstance(model, str) else list(model)
+        self.history = History()
+        self.data: dict[str, Any] = {}
+        self.turns: list[Turn] = []
+        self._calls: list[CallRecord] = []
+        self.last_user_message: Message | None = None
+        self.intervention: str | None = None
+        self.current_record: CallRecord | None = None
+        self._secrets: tuple[object, Secrets] | None = None
+        self._project: Project | None = None
+        self.extensions.call_sync("agent_init", self)
+
+    # -- public API ---------------------------------------------------------------------------
+    @property
+    def workdir(self) -> Path:
+        return self.hierarchy.workdir
+
+    @property
+    def profile(self) -> str:
+        return self.hierarchy.profile
+
+    @property
+    def paths(self) -> list[Root]:
+        self.refresh()
+        return list(self.hierarchy.roots)
+
+    @property
+    def namespace(self) -> dict[str, Any]:
+        return self.shared.namespace
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        return list(self._calls)
+
+    @property
+    def settings(self) -> Settings:
+        return self.hierarchy.memo(("settings", tuple(sorted(self.shared.magic_settings.items(), key=str)),
+                                    tuple(sorted(self._arguments.items(), key=str)), tuple(os.environ.get(k) for k in _ENV_KEYS)),
+                                   self._resolve_settings)
+
+    def _resolve_settings(self) -> Settings:
+        profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
+        return resolve(self.workdir, profile_dirs, self.diagnostics, magic=self.shared.magic_settings,
+                       arguments=self._arguments)
+
+    def configure(self, **values: Any) -> None:
+        """Change settings for this agent (the call-argument layer)."""
+        self._arguments.update(values)
+        if "model" in values or "utility_model" in values:
+            if "model" in values and not isinstance(values["model"], str) and values["model"] is not None:
+                self._model_list, self._arguments["model"] = list(values["model"]), None
+            elif "model" in values:
+                self._model_list = None
+        self.hierarchy.refresh()
+        self.hierarchy._memo.pop(next((k for k in self.hierarchy._memo if isinstance(k, tuple) and k[:1] == ("settings",)), None), None)
+
+    def set_profile(self, profile: str) -> None:
+        from .profiles import agents_dirs, discover_profiles, unknown_profile_message
+        available = discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
+        if profile not in available:
+            raise ConfigError(unknown_profile_message(profile, available))
+        self.hierarchy.set_profile(profile)
+
+    def profiles(self) -> dict[str, Any]:
+        from .profiles import agents_dirs, discover_profiles
+        return discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
+
+    def ask(self, message: str, **options: Any) -> Turn:
+        """Run one user message to an answer (plain Python, IPython, or inside a running event loop)."""
+        self.shared.cancel.clear()
+        return self.shared.bridge.run(lambda: self.ask_async(message, **options), on_interrupt=self.interrupt)
+
+    def interrupt(self) -> None:
+        """Stop the running turn at its next checkpoint (thread-safe)."""
+        self.shared.cancel.set()
+        task = getattr(self, "_task", None)
+        loop_ = getattr(self, "_task_loop", None)
+        if task is not None and loop_ is not None and not task.done():
+            loop_.call_soon_threadsafe(task.cancel)
+
+    async def ask_async(self, message: str, *, attachments: Sequence[Any] = (), history: bool = True) -> Turn:
+        turn = Turn(index=len(self.turns) + 1, message=message)
+        self.turns.append(turn)
+        saved = None
+        if not history:
+            saved, self.history = self.history, History()
+        self._task = asyncio.current_task()
+        self._task_loop = asyncio.get_running_loop()
+        try:
+            self.refresh()
+            self.hist_add_user_message(message, attachments=attachments)
+            turn.text = await self.monologue()
+        except (asyncio.CancelledError, TurnInterrupted) as exc:
+            turn.interrupted, turn.error = True, "interrupted by the user"
+            await loop.handle_interrupt(self, getattr(self, "_streamed", ""))
+            raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
+        except A0Error as exc:
+            turn.error = str(exc)
+            exc.turn = turn  # type: ignore[attr-defined]
+            raise
+        finally:
+            self._task = None
+            turn.calls = [c for c in self._calls if c.turn == turn.index]
+            if saved is not None:
+                self.history = saved
+            await self.fire("process_chain_end", data={"turn": turn})
+        return turn
+
+    def reset(self) -> None:
+        """Forget the conversation: history, agent data, turns and records; scripted models restart."""
+        self.history = History()
+        self.data.clear()
+        self.turns.clear()
+        self._calls.clear()
+        self.last_user_message = None
+        self.shared.providers.clear()
+        self.shared.data.pop("loaded_skills", None)
+        self.subordinate = None
+        self.extensions.call_sync("agent_init", self)
+
+    def register_tool(self, obj: Any, name: str | None = None) -> ToolInfo:
+        return self.tools.register(obj, name)
+
+    def register_extension(self, point: str, fn: Any, name: str | None = None) -> Any:
+        return self.extensions.register(point, fn, name)
+
+    def refresh(self) -> None:
+        """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
+        self.hierarchy.refresh()
+        self._project = None  # re-read (cheaply, from its cache) once per step
+        if self._prompt_generation != self.hierarchy.generation:
+            self.prompts.set_dirs(prompt_dirs(self.hierarchy.roots))
+            self._prompt_generation = self.hierarchy.generation
+
+    # -- extension points -----------------------------------------------------------------------
+    async def fire(self, point: str, **kwargs: Any) -> None:
+        await self.extensions.call(point, self, **kwargs)
+
+    def fire_sync(self, point: str, **kwargs: Any) -> None:
+        self.extensions.call_sync(point, self, **kwargs)
+
+    @extensible
+    async def monologue(self) -> str:
+        return await loop.monologue(self)
+
+    def checkpoint(self, ld: loop.LoopData | None = None) -> None:
+        if self.shared.cancel.is_set():
+            raise TurnInterrupted("interrupted")
+        if self.intervention is not None and ld is not None:
+            self._take_intervention(ld)
+
+    def intervene(self, message: str) -> None:
+        """Send a message to a running turn; it is taken at the next checkpoint (Agent Zero's intervention)."""
+        self.intervention = message
+
+    def _take_intervention(self, ld: loop.LoopData) -> None:
+        text, self.intervention = self.intervention, None
+        tool = ld.current_tool
+        if tool is not None and tool.progress:
+            self.history.add(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
+        if getattr(self, "_streamed", ""):
+            self.hist_add_ai_response(self._streamed)
+            self._streamed = ""
+        self.history.new_topic()
+        content = self.parse_prompt("fw.intervention.md", message=text, attachments=[], system_message=[])
+        self.hist_add_message(False, _drop_empty(content), "intervention")
+        raise loop.Intervention()
+
+    # -- prompts --------------------------------------------------------------------------------
+    def render_prompt(self, name: str, **kwargs: Any) -> Rendered:
+        return self.prompts.render(name, agent=self, **kwargs)
+
+    def read_prompt(self, name: str, **kwargs: Any) -> str:
+        return self.prompts.render(name, agent=self, **kwargs).text
+
+    def parse_prompt(self, name: str, **kwargs: Any) -> Any:
+        return self.prompts.parse(name, agent=self, **kwargs)
+
+    @extensible
+    async def get_system_prompt(self, ld: loop.LoopData) -> list[str]:
+        system: list[str] = []
+        ld.system_origin = {}
+        await self.fire("system_prompt", system_prompt=system, loop_data=ld)
+        return system
+
+    async def prepare_prompt(self, ld: loop.LoopData) -> list[dict[str, Any]]:
+        self.refresh()
+        await self.fire("message_loop_prompts_before", loop_data=ld)
+        ld.system = await self.get_system_prompt(ld)
+        ld.history_output = self.history.output()
+        await self.fire("message_loop_prompts_after", loop_data=ld)
+        extras = composition.extras_text(ld)
+        extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
+        messages, parts = composition.build(ld, extras_message, extras, self.shared.counter)
+        ld.extras_temporary.clear()
+        ld.record = self._new_record("chat", messages, parts, ld.iteration, self.model_spec("chat"))
+        return messages
+
+    # -- model calls ------------------------------------------------------------------------------
+    def model_spec(self, role: str = "chat") -> str:
+        if role == "chat" and self._model_list is not None:
+            return "scripted:<list>"
+        spec = self.settings.model if role == "chat" else self.settings.utility_model
+        return spec or ""
+
+    def model_config(self, role: str = "chat") -> ModelConfig:
+        s = self.settings
+        params: dict[str, Any] = {}
+        if s.temperature is not None:
+            params["temperature"] = s.temperature
+        if self.secrets:
+            params["_secret_values"] = self.secrets.values()
+        if s.cassette_mode != "strict":
+            params["_cassette_mode"] = s.cassette_mode
+        return ModelConfig(spec=self.model_spec(role), role="chat" if role == "chat" else "utility", params=params,
+                           api_base=s.api_base, api_key_env=s.api_key_env,
+                           ctx_length=s.ctx_length if role == "chat" else s.utility_ctx_length,
+                           history_share=s.history_share, retries=s.retries, backoff=s.backoff)
+
+    def provider(self, role: str = "chat") -> Provider:
+        spec = self.model_spec(role)
+        if role == "chat" and self._model_list is not None:
+            key: str = f"list:{id(self._model_list)}"
+            if key not in self.shared.providers:
+                self.shared.providers[key] = make_provider(self._model_list, self.workdir)
+            return self.shared.providers[key]
+        if not spec:
+            raise ConfigError(no_model_message() if role == "chat" else "no utility model configured")
+        if spec not in self.shared.providers:
+            self.shared.providers[spec] = make_provider(spec, self.workdir, self._custom_providers())
+        return self.shared.providers[spec]
+
+    def _custom_providers(self) -> dict[str, type]:
+        from .providers.discovery import discover_providers
+        return discover_providers(self.hierarchy, self.loader)
+
+    async def call_chat_model(self, ld: loop.LoopData, messages: list[dict[str, Any]]) -> ModelReply:
+        record = ld.record
+        call_data = {"messages": messages, "model": self.model_spec("chat"), "provider": self.provider("chat"),
+                     "config": self.model_config("chat")}
+        await self.fire("chat_model_call_before", call_data=call_data)
+        self._streamed = ""
+        try:
+            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], _LoopSink(self, ld))
+        except ContextWindowExceeded as exc:
+            if ld.params_persistent.get("_ctx_retry") or not await self.compact_history(force=True):
+                _fail(record, exc)
+                raise
+            ld.params_persistent["_ctx_retry"] = True
+            messages = await self.prepare_prompt(ld)
+            return await self.call_chat_model(ld, messages)
+        except StreamBroken as exc:
+            _fail(record, exc)
+            if exc.partial.strip():
+                self.hist_add_ai_response(exc.partial)
+            self._streamed = ""
+            raise ModelError(f"{exc} — the partial reply was kept in history; ask again to continue") from exc
+        except ModelError as exc:
+            _fail(record, exc)
+            raise
+        if record is not None:
+            _fill(record, reply)
+        await self.fire("chat_model_call_after", call_data=call_data, response=reply.content, reasoning=reply.reasoning)
+        self.checkpoint(ld)
+        await self.fire("reasoning_stream_end", loop_data=ld)
+        self.checkpoint(ld)
+        await self.fire("response_stream_end", loop_data=ld)
+        self.checkpoint(ld)
+        self._streamed = ""
+        return reply
+
+    async def call_utility_model(self, system: str, message: str, purpose: str = "summary") -> str | None:
+        """A utility call (summaries, compaction); None when no utility model is configured."""
+        if not self.model_spec("utility"):
+            return None
+        if self.secrets:
+            system, message = self.secrets.mask_text(system), self.secrets.mask_text(message)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": message}]
+        c = self.shared.counter
+        parts = [Part("system", "system: utility instructions", system, c.count(system), 0, purpose),
+                 Part("user", f"utility input ({purpose})", message, c.count(message), 1, purpose)]
+        record = self._new_record("utility", messages, parts, -1, self.model_spec("utility"))
+        record.purpose = purpose
+        call_data = {"model": record.model, "system": system, "message": message, "purpose": purpose}
+        await self.fire("util_model_call_before", call_data=call_data)
+        try:
+            reply = await complete(self.provider("utility"), messages, self.model_config("utility"))
+        except ModelError as exc:
+            _fail(record, exc)
+            await self.fire("call_recorded", record=record)
+            raise
+        _fill(record, reply)
+        await self.fire("util_model_call_after", call_data=call_data, response=reply.content)
+        await self.fire("call_recorded", record=record)
+        return reply.content
+
+    async def compact_history(self, force: bool = False) -> bool:
+        """Compact now (used before a retry after a context-window error); True if anything changed."""
+        compactor = self.data.get("_compactor")
+        if compactor is None:
+            return False
+        event = await compactor(self, force=force)
+        return event is not None
+
+    def _new_record(self, role: str, messages: list[dict[str, Any]], parts: list[Part], iteration: int,
+                    model: str) -> CallRecord:
+        self.shared.call_index += 1
+        parent = self.superior.current_record if self.superior is not None else None
+        turn = self.turns[-1].index if self.turns else (parent.turn if parent is not None else 0)
+        record = CallRecord(index=self.shared.call_index, role=role, model=model, messages=messages, parts=parts,
+                            turn=turn, iteration=iteration, agent=self.number,
+                            parent=parent.index if parent is not None else None)  # type: ignore[arg-type]
+        self._calls.append(record)
+        if parent is not None:
+            parent.children.append(record)
+        if role == "chat":
+            self.current_record = record
+        return record
+
+    async def finish_record(self, ld: loop.LoopData) -> None:
+        record, ld.record = ld.record, None
+        if record is not None:
+            await self.fire("call_recorded", record=record)
+
+    # -- history ----------------------------------------------------------------------------------
+    def hist_add_message(self, ai: bool, content: Any, kind: str = "other", **metadata: Any) -> Message:
+        content_data = {"content": content}
+        self.fire_sync("hist_add_before", content_data=content_data, ai=ai)
+        return self.history.add(ai, content_data["content"], kind, **metadata)  # type: ignore[arg-type]
+
+    def hist_add_user_message(self, text: str, attachments: Sequence[Any] = (), system_message: Sequence[str] = ()) -> Message:
+        self.history.new_topic()
+        content = self.parse_prompt("fw.user_message.md", message=text, attachments=list(attachments),
+                                    system_message=list(system_message))
+        msg = self.hist_add_message(False, _drop_empty(content), "user")
+        self.last_user_message = msg
+        return msg
+
+    def hist_add_ai_response(self, text: str) -> Message:
+        return self.hist_add_message(True, self.read_prompt("fw.ai_response.md", message=text), "ai")
+
+    def hist_add_warning(self, message: str) -> Message:
+        return self.hist_add_message(False, self.parse_prompt("fw.warning.md", message=message), "warning")
+
+    async def hist_add_tool_result(self, tool_name: str, result: str, **additional: Any) -> Message:
+        data = {"tool_name": tool_name, "tool_result": result, **additional}
+        self.fire_sync("hist_add_tool_result", data=data)
+        content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
+        return self.hist_add_message(False, content, "tool_result", **data)
+
+    async def format_error(self, exc: BaseException) -> str:
+        msg = {"message": str(exc)}
+        await self.fire("error_format", msg=msg)
+        return msg["message"]
+
+    # -- tools ------------------------------------------------------------------------------------
+    def get_tool(self, request: ToolRequest, message: str, ld: loop.LoopData) -> Tool:
+        info = self.tools.resolve(request.tool_name)
+        unknown = info is None
+        if info is None:
+            info = self.tools.resolve("unknown")
+            if info is None:
+                raise ConfigError("the bundled `unknown` tool is missing from tools/ (reinstall a0nb)")
+        tool = info.create(self, request.method, dict(request.tool_args), message, ld)
+        if unknown:
+            tool.name = request.tool_name
+        return tool
+
+    def tool_error_text(self, tool_name: str, exc: BaseException) -> str:
+        text = f"tool {tool_name} failed with {type(exc).__name__}: {exc}"
+        return self.read_prompt("fw.msg_critical_error.md", error_message=self.mask(text))
+
+    def emit_tool_progress(self, tool: Tool, content: str) -> None:
+        self.fire_sync("tool_output_update", ctx={"content": content, "tool": tool.full_name})
+
+    # -- project, secrets, clock ------------------------------------------------------------------------
+    @property
+    def project(self) -> Project:
+        if self._project is None:
+            self._project = self._projects.get(self.workdir)
+        return self._project
+
+    @property
+    def secrets(self) -> Secrets:
+        project = self.project
+        if self._secrets is None or self._secrets[0] is not project:
+            self._secrets = (project, Secrets.load(list(project.secrets_files), self.diagnostics))
+        return self._secrets[1]
+
+    def skills(self) -> dict[str, Any]:
+        """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
+        from .skills import SkillIndex
+        index = self.shared.data.setdefault("_skill_index", SkillIndex(self.diagnostics))
+        return index.get(self.hierarchy.labelled("skills"))
+
+    def loaded_skills(self) -> list[str]:
+        """The loaded-skill ledger (names, oldest first), shared by the agent and its subordinates."""
+        return self.shared.data.setdefault("loaded_skills", [])
+
+    def mask(self, value: Any) -> Any:
+        secrets = self.secrets
+        return secrets.mask(value) if secrets else value
+
+    def now(self) -> _dt.datetime:
+        frozen = self.settings.frozen_time or os.environ.get("A0NB_FROZEN_TIME")
+        if frozen:
+            try:
+                return _dt.datetime.fromisoformat(frozen)
+            except ValueError:
+                raise ConfigError(f"frozen_time {frozen!r} is not an ISO date-time like 2026-01-31T09:30:00") from None
+        return _dt.datetime.now().replace(microsecond=0)
+
+    async def run_on_main(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn` on the thread that called `ask()` (user code, approval prompts)."""
+        return await self.shared.bridge.on_main(fn, *args)
+
+    def subordinate_agent(self, profile: str | None = None, reset: bool = False) -> "Agent":
+        if self.subordinate is None or reset or (profile and self.subordinate.profile != profile):
+            self.subordinate = Agent(self.workdir, profile=profile or self.profile, settings=dict(self._arguments),
+                                     _superior=self, _shared=self.shared)
+            self.subordinate._model_list = self._model_list
+        return self.subordinate
+
+    def __repr__(self) -> str:
+        return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
+
+
+_ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
+
+
+def _accepts_home() -> bool:
+    import inspect
+    return "home" in inspect.signature(ProjectCache).parameters
+
+
+def _drop_empty(content: Any) -> Any:
+    if isinstance(content, dict):
+        return {k: v for k, v in content.items() if v not in ("", [], None, {})}
+    return content
+
+
+def _fill(record: CallRecord | None, reply: ModelReply) -> None:
+    if record is None:
+        return
+    record.response, record.reasoning = reply.content, reply.reasoning
+    record.usage, record.cost, record.latency = dict(reply.usage), reply.cost, reply.latency
+    if reply.model:
+        record.model = reply.model
+
+
+def _fail(record: CallRecord | None, exc: BaseException) -> None:
+    if record is not None:
+        record.error = f"{type(exc).__name__}: {exc}"
+
+
+class _LoopSink:
+    """Stream deltas into the extension points, and stop at the first complete tool request."""
+
+    def __init__(self, agent: Agent, ld: loop.LoopData) -> None:
+        self.agent, self.ld = agent, ld
+        self.has_stream_ext = bool(agent.extensions.resolve("response_stream"))
+
+    async def reasoning(self, delta: str, full: str) -> None:
+        self.agent.checkpoint(self.ld)
+        await self.agent.fire("reasoning_stream_chunk", loop_data=self.ld, stream_data={"chunk": delta, "full": full})
+        await self.agent.fire("reasoning_stream", loop_data=self.ld, text=full)
+
+    async def response(self, delta: str, full: str) -> str | None:
+        self.agent.checkpoint(self.ld)
+        self.agent._streamed = full
+        snapshot = None
+        if "}" in delta:
+            obj = first_closed_object(full)
+            if obj is not None and isinstance(parse_tool_request(obj), ToolRequest):
+                snapshot = obj
+        stream_data = {"chunk": delta, "full": snapshot or full}
+        await self.agent.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
+        if self.has_stream_ext and len(full) >= 25:
+            from .dirty_json import parse_dirty
+            parsed = parse_dirty(full[full.find("{"):]) if "{" in full else None
+            if isinstance(parsed, dict):
+                await self.agent.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
+        return snapshot

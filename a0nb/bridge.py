@@ -1,0 +1,117 @@
+"""One execution model: agent coroutines run on a private event-loop thread; the calling thread
+waits, serves main-thread jobs (user code, approval prompts, displays) and turns Ctrl-C or a kernel
+interrupt into a cancellation the loop sees at its next checkpoint. Works with or without a running loop."""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import queue
+import threading
+from typing import Any, Awaitable, Callable, TypeVar
+
+T = TypeVar("T")
+
+
+class Bridge:
+    """Owns one background event loop. `run()` is the sync edge; `on_main()` the way back."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._waiting_thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.interrupt_grace = 2.0
+        self._on_interrupt: Callable[[], None] | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                self._loop = asyncio.new_event_loop()
+                ready = threading.Event()
+                self._thread = threading.Thread(target=self._serve, args=(self._loop, ready),
+                                                name="a0nb-agent-loop", daemon=True)
+                self._thread.start()
+                ready.wait()
+            return self._loop
+
+    @staticmethod
+    def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
+        asyncio.set_event_loop(loop)
+        loop.call_soon(ready.set)
+        loop.run_forever()
+
+    def in_loop_thread(self) -> bool:
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def run(self, make: Callable[[], Awaitable[T]], on_interrupt: Callable[[], None] | None = None) -> T:
+        """Run `make()` on the agent loop and wait, serving main-thread jobs meanwhile.
+
+        A KeyboardInterrupt while waiting calls `on_interrupt` (which asks the turn to stop at its next
+        checkpoint) and keeps waiting up to `interrupt_grace` seconds for the turn to wind down."""
+        if self.in_loop_thread():
+            raise RuntimeError("Agent.ask() was called from inside the agent's own loop; use `await agent.ask_async()`")
+        future = asyncio.run_coroutine_threadsafe(_wrap(make), self.loop)
+        previous, self._waiting_thread = self._waiting_thread, threading.current_thread()
+        self._on_interrupt = on_interrupt
+        deadline: float | None = None
+        try:
+            while True:
+                try:
+                    self._serve_jobs(future)
+                    if future.done():
+                        return future.result()
+                    if deadline is not None and self.loop.time() > deadline:
+                        future.cancel()
+                        raise KeyboardInterrupt
+                except KeyboardInterrupt:
+                    if deadline is not None:
+                        raise
+                    deadline = self.loop.time() + self.interrupt_grace
+                    if on_interrupt is not None:
+                        on_interrupt()
+        finally:
+            self._waiting_thread = previous
+
+    def _serve_jobs(self, future: concurrent.futures.Future[Any]) -> None:
+        try:
+            job = self._jobs.get(timeout=0.02)
+        except queue.Empty:
+            return
+        job()
+
+    async def on_main(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run `fn(*args)` on the thread that is waiting in `run()` (the kernel's main thread)."""
+        if self._waiting_thread is None or not self.in_loop_thread():
+            return fn(*args)
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def job() -> None:
+            if not done.set_running_or_notify_cancel():
+                return
+            try:
+                done.set_result(fn(*args))
+            except KeyboardInterrupt:
+                # asyncio must never see a KeyboardInterrupt inside a task: it becomes the turn's interruption
+                from .errors import TurnInterrupted
+                done.set_exception(TurnInterrupted("interrupted while running code on the main thread"))
+                if self._on_interrupt is not None:
+                    self._on_interrupt()
+            except BaseException as exc:
+                done.set_exception(exc)
+
+        self._jobs.put(job)
+        return await asyncio.wrap_future(done)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._loop is not None and self._thread is not None and self._thread.is_alive():
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join(timeout=2)
+            self._loop = None
+            self._thread = None
+
+
+async def _wrap(make: Callable[[], Awaitable[T]]) -> T:
+    return await make()

@@ -1,0 +1,111 @@
+"""From a loop pass's state to the exact chat messages and the same content as parts with
+provenance: system sections (prompt files, extension), history items, extras keys, reattached skills."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .history import OutputItem, to_chat_messages
+from .records import Part
+
+if TYPE_CHECKING:
+    from .loop import LoopData
+    from .tokens import TokenCounter
+
+SECTION_NAMES = {
+    "_10_main_prompt": "main prompt", "_11_tools_prompt": "tools", "_13_secrets_prompt": "secrets",
+    "_13_skills_prompt": "skills", "_14_project_prompt": "project",
+}
+
+
+class Section(str):
+    """A system-prompt section that remembers the prompt files it was rendered from."""
+
+    sources: tuple[Any, ...] = ()
+
+    def __new__(cls, text: str, sources: Sequence[Any] = ()) -> "Section":
+        obj = super().__new__(cls, text)
+        obj.sources = tuple(sources)
+        return obj
+
+
+def section(rendered: Any) -> Section:
+    """Wrap a `Rendered` (or any text) so its provenance survives the `system_prompt` list."""
+    return Section(str(getattr(rendered, "text", rendered)), getattr(rendered, "sources", ()))
+
+
+def extras_text(ld: "LoopData") -> dict[str, Any]:
+    """Persistent keys first; a temporary key with the same name replaces the value in place."""
+    return {**ld.extras_persistent, **ld.extras_temporary}
+
+
+def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
+          counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
+    system_text = "\n\n".join(ld.system)
+    items = list(ld.history_output)
+    if extras_message is not None:
+        items.append(OutputItem(False, extras_message, (), "raw", "extras", "extras"))
+    messages = to_chat_messages(items, system_text)
+    parts = _system_parts(ld, counter) + _history_parts(ld, items, extras, counter)
+    return messages, parts
+
+
+def _system_parts(ld: "LoopData", counter: "TokenCounter") -> list[Part]:
+    parts = []
+    for i, text in enumerate(ld.system):
+        origin = ld.system_origin.get(i)
+        ext = origin.name if origin is not None else ""
+        sources = getattr(text, "sources", ())
+        files = tuple(f"{s.name} ({s.label})" for s in sources)
+        overrode = tuple(str(p) for s in sources[:1] for p in getattr(s, "overrode", ()))
+        name = SECTION_NAMES.get(ext) or (sources[0].name if sources else ext or f"section {i + 1}")
+        where = f"{origin.root_label}: {origin.path}" if origin is not None and origin.path else (origin.root_label if origin else "")
+        source = (", ".join(files) + (f" via {ext}" if ext else "")) or (f"extension {ext}" if ext else "")
+        if where:
+            source += f" [{where}]"
+        parts.append(Part("system", f"system: {name}", str(text), counter.count(str(text)), 0, source, files, ext,
+                          "system", overrode))
+    return parts
+
+
+def _history_parts(ld: "LoopData", items: list[OutputItem], extras: dict[str, Any],
+                   counter: "TokenCounter") -> list[Part]:
+    parts: list[Part] = []
+    index, role = 0, "system"
+    for item in items:
+        content = item.content
+        if not content or (isinstance(content, str) and not content.strip()):
+            continue
+        item_role = "assistant" if item.ai else "user"
+        if item_role != role:
+            index, role = index + 1, item_role
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        if item.kind == "extras":
+            parts += _extras_parts(ld, extras, index, counter)
+            continue
+        meta = item.metadata or {}
+        skill = meta.get("skill_instructions") if isinstance(meta, dict) or hasattr(meta, "get") else None
+        if skill and skill.get("source") == "skills_tool:reattach":
+            parts.append(Part("skill", f"skill: {skill.get('name')}", text, counter.count(text), index,
+                              f"skill {skill.get('name')} reattached after compaction ({skill.get('path')})",
+                              (), "_65_include_loaded_skills", "reattached"))
+            continue
+        summarised = item.origin != "raw"
+        label = f"history: {item.where}" + (f" ({item.kind})" if item.kind not in ("other",) else "")
+        parts.append(Part("history", label, text, counter.count(text), index,
+                          f"{item.origin} {item.where}, messages {', '.join(item.message_ids) or '-'}", (), "",
+                          "summarised" if summarised else "raw"))
+    return parts
+
+
+def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter") -> list[Part]:
+    parts = []
+    for key, value in extras.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        info, kind = ld.extras_origin.get(key, (None, "persistent" if key in ld.extras_persistent else "temporary"))
+        if key in ld.extras_temporary:
+            kind = "temporary"
+        ext = info.name if info is not None else ""
+        source = f"set by {info.label}" if info is not None else "set outside an extension"
+        parts.append(Part("extras", f"extras: {key}", text, counter.count(text), index, source, (), ext, kind))
+    return parts

@@ -1,0 +1,357 @@
+"""A tolerant, incremental JSON parser for model output, written without eval or recursion.
+Owns DirtyJson (feed text, read the partial value), parse_dirty and try_parse."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["DirtyJson", "parse_dirty", "try_parse", "MAX_DEPTH"]
+
+# Deeper values are refused: callers json.dumps or compare them, and those recurse in C.
+MAX_DEPTH = 256
+
+_KEY, _COLON, _VALUE, _COMMA = range(4)
+_QUOTES = "\"'`"
+_ROOT_START = re.compile(r'[{\["]')
+_BLANK = re.compile(r"\s+")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_WORD = re.compile(r"[+-]?[A-Za-z]+")
+_UNQUOTED = re.compile(r"[^,:}\]]*")
+_UNQUOTED_KEY = re.compile(r"[^,:{}\[\]]*")
+_RUNS = {q: re.compile(rf"[^{q}\\]*(?:\\.[^{q}\\]*)*", re.S) for q in _QUOTES}
+_ESCAPE = re.compile(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S
+)
+_SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_WORDS: dict[str, Any] = {
+    "true": True, "false": False, "null": None, "none": None, "undefined": None,
+    "nan": float("nan"), "infinity": float("inf"), "+infinity": float("inf"), "-infinity": float("-inf"),
+}
+
+
+class _Frame:
+    """One open container: the object being filled and what the parser expects next in it."""
+
+    __slots__ = ("box", "is_dict", "state", "key")
+
+    def __init__(self, box: dict[str, Any] | list[Any]) -> None:
+        self.box = box
+        self.is_dict = isinstance(box, dict)
+        self.state = _KEY if self.is_dict else _VALUE
+        self.key = ""
+
+
+class DirtyJson:
+    """Feed text as it arrives; `feed` returns the value so far (partial tokens included).
+
+    `completed` turns true once the root container is explicitly closed; later input is ignored.
+    `end` is then the offset just past the root in all text fed. `too_deep` means parsing stopped
+    at `max_depth` nesting levels and the value is truncated.
+    """
+
+    def __init__(self, max_depth: int = MAX_DEPTH) -> None:
+        self.max_depth = max_depth
+        self.value: Any = None
+        self.completed = False
+        self.too_deep = False
+        self.end: int | None = None
+        self._buf = ""
+        self._offset = 0  # characters already consumed and dropped from _buf
+        self._started = False
+        self._doubled = False  # root written as {{ ... }} (template escaping leaking through)
+        self._stack: list[_Frame] = []
+        self._pending = -1  # start of an incomplete token in _buf
+        self._undo_record: tuple[Any, ...] | None = None
+
+    def feed(self, text: str) -> Any:
+        if self.completed or self.too_deep:
+            return self.value
+        self._undo_provisional()
+        self._buf += text
+        pos = self._run()
+        if not self.completed and not self.too_deep:
+            self._provide(self._pending)
+        self._offset += pos
+        self._buf = self._buf[pos:]
+        return self.value
+
+    # -- the state machine -------------------------------------------------------------------
+
+    def _run(self) -> int:
+        buf, n = self._buf, len(self._buf)
+        i = 0
+        self._pending = -1
+        while not self.completed:
+            j = _skip_blank(buf, i)
+            if j < 0 or j >= n:
+                return i if j < 0 else n
+            i = j
+            if not self._started:
+                i = self._start_root(buf, i)
+            else:
+                i = self._step(buf, i)
+            if i < 0:
+                return n if self._pending < 0 else self._pending
+        return i
+
+    def _start_root(self, buf: str, i: int) -> int:
+        found = _ROOT_START.search(buf, i)
+        if found is None:  # nothing to parse yet: drop the text
+            return -1
+        i = found.start()
+        if buf[i] == '"':
+            read = _read_string(buf, i)
+            if read is None:
+                self._pending = i
+                return -1
+            self.value, i = read
+            self._started = True
+            self._finish(buf, i)
+            return i
+        self.value = {} if buf[i] == "{" else []
+        self._started = True
+        self._stack.append(_Frame(self.value))
+        return i + 1
+
+    def _step(self, buf: str, i: int) -> int:
+        frame, c = self._stack[-1], buf[i]
+        if c in "}]":
+            return self._close(buf, i)
+        if frame.state == _COMMA:
+            frame.state = _KEY if frame.is_dict else _VALUE
+            return i + 1 if c == "," else i  # a missing comma is implied
+        if frame.state == _KEY:
+            return self._key(frame, buf, i)
+        if frame.state == _COLON:
+            if c == ",":  # a key without a value
+                frame.box[frame.key] = None  # type: ignore[index]
+                frame.state = _KEY
+                return i + 1
+            frame.state = _VALUE
+            return i + 1 if c == ":" else i
+        return self._value(frame, buf, i)
+
+    def _key(self, frame: _Frame, buf: str, i: int) -> int:
+        c = buf[i]
+        if c in "{[,":
+            if c == "{" and len(self._stack) == 1 and not frame.box:
+                self._doubled = True
+            return i + 1
+        if c in _QUOTES:
+            read = _read_string(buf, i)
+        else:
+            match = _UNQUOTED_KEY.match(buf, i)
+            read = (match.group().strip(), match.end()) if match.end() < len(buf) else None
+        if read is None:
+            self._pending = i
+            return -1
+        frame.key, i = read
+        frame.state = _COLON
+        return i
+
+    def _value(self, frame: _Frame, buf: str, i: int) -> int:
+        c = buf[i]
+        if c == ",":
+            if frame.is_dict:
+                frame.box[frame.key] = None  # type: ignore[index]
+                frame.state = _KEY
+            return i + 1
+        if c == ":":
+            return i + 1
+        if c in "{[":
+            if len(self._stack) >= self.max_depth:
+                self.too_deep = True
+                return -1
+            child: dict[str, Any] | list[Any] = {} if c == "{" else []
+            _put(frame, child)
+            self._stack.append(_Frame(child))
+            return i + 1
+        read = _read_string(buf, i) if c in _QUOTES else _read_bare(buf, i)
+        if read is None:
+            self._pending = i
+            return -1
+        _put(frame, read[0])
+        return read[1]
+
+    def _close(self, buf: str, i: int) -> int:
+        want_dict = buf[i] == "}"
+        depth = len(self._stack) - 1
+        while depth >= 0 and self._stack[depth].is_dict != want_dict:
+            depth -= 1
+        if depth < 0:  # a stray closer: skip it
+            return i + 1
+        while len(self._stack) > depth:
+            frame = self._stack.pop()
+            if frame.is_dict and frame.state in (_COLON, _VALUE):
+                frame.box[frame.key] = None  # type: ignore[index]
+        return self._finish(buf, i + 1) if not self._stack else i + 1
+
+    def _finish(self, buf: str, i: int) -> int:
+        if self._doubled:
+            j = _skip_blank(buf, i)
+            if 0 <= j < len(buf) and buf[j] == "}":
+                i = j + 1
+        self.completed = True
+        self.end = self._offset + i
+        return i
+
+    # -- partial values shown between feeds --------------------------------------------------
+
+    def _provide(self, start: int) -> None:
+        buf = self._buf
+        if not self._stack:
+            if start >= 0 and not self._started:
+                self.value = _partial_string(buf, start)
+                self._undo_record = ("root",)
+            return
+        frame = self._stack[-1]
+        value = _partial_value(buf, start) if start >= 0 and frame.state != _KEY else None
+        if frame.is_dict and frame.state in (_COLON, _VALUE):
+            box: dict[str, Any] = frame.box  # type: ignore[assignment]
+            self._undo_record = (box, frame.key, frame.key in box, box.get(frame.key))
+            box[frame.key] = value
+        elif not frame.is_dict and start >= 0:
+            frame.box.append(value)  # type: ignore[union-attr]
+            self._undo_record = (frame.box,)
+
+    def _undo_provisional(self) -> None:
+        record, self._undo_record = self._undo_record, None
+        if record is None:
+            return
+        if record[0] == "root":
+            self.value = None
+        elif len(record) == 1:
+            record[0].pop()
+        elif record[2]:
+            record[0][record[1]] = record[3]
+        else:
+            del record[0][record[1]]
+
+
+def _put(frame: _Frame, value: Any) -> None:
+    if frame.is_dict:
+        frame.box[frame.key] = value  # type: ignore[index]
+    else:
+        frame.box.append(value)  # type: ignore[union-attr]
+    frame.state = _COMMA
+
+
+def _skip_blank(buf: str, i: int) -> int:
+    """Index of the next meaningful character; -1 if an unfinished comment runs to the end."""
+    n = len(buf)
+    while i < n:
+        c = buf[i]
+        if c.isspace():
+            i = _BLANK.match(buf, i).end()  # type: ignore[union-attr]
+        elif c != "/":
+            return i
+        elif i + 1 >= n:
+            return -1
+        elif buf[i + 1] == "/":
+            j = buf.find("\n", i + 2)
+            if j < 0:
+                return -1
+            i = j + 1
+        elif buf[i + 1] == "*":
+            j = buf.find("*/", i + 2)
+            if j < 0:
+                return -1
+            i = j + 2
+        else:
+            return i
+    return i
+
+
+def _read_string(buf: str, i: int) -> tuple[str, int] | None:
+    """(text, index after the closing quote), or None when the string is not closed yet."""
+    q = buf[i]
+    if buf.startswith(q * 3, i):
+        end = buf.find(q * 3, i + 3)
+        return None if end < 0 else (buf[i + 3:end].strip(), end + 3)
+    if buf.startswith(q * 2, i) and i + 2 == len(buf):
+        return None  # could still become a triple quote
+    body = _RUNS[q].match(buf, i + 1)
+    end = body.end()  # type: ignore[union-attr]
+    if end >= len(buf) or buf[end] != q:
+        return None
+    return _decode(body.group(), q), end + 1  # type: ignore[union-attr]
+
+
+def _partial_string(buf: str, i: int) -> str:
+    q = buf[i]
+    if buf.startswith(q * 3, i):
+        return buf[i + 3:].strip()
+    return _decode(_RUNS[q].match(buf, i + 1).group(), q)  # type: ignore[union-attr]
+
+
+def _decode(body: str, quote: str) -> str:
+    if "\\" not in body:
+        return body
+    if quote == '"':
+        try:
+            return json.loads(f'"{body}"', strict=False)  # type: ignore[no-any-return]
+        except ValueError:
+            pass  # an escape JSON rejects: decode by hand below
+    return _ESCAPE.sub(_unescape, body)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    high, low, code, char = match.groups()
+    if high:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    if code:
+        return chr(int(code, 16))
+    if char == "u":
+        return "\\u"  # not four hex digits: keep it as written
+    return _SIMPLE_ESCAPES.get(char, char)
+
+
+def _read_bare(buf: str, i: int) -> tuple[Any, int] | None:
+    """A number, keyword or unquoted string at i, or None if it may continue past the end."""
+    n = len(buf)
+    for pattern in (_NUMBER, _WORD):
+        match = pattern.match(buf, i)
+        if match is None:
+            continue
+        end = match.end()
+        if end >= n:
+            return None
+        if buf[end].isspace() or buf[end] in ",:}]/":
+            value = _scalar(match.group())
+            if pattern is _NUMBER or not isinstance(value, str):
+                return value, end
+    match = _UNQUOTED.match(buf, i)
+    end = match.end()  # type: ignore[union-attr]
+    return None if end >= n else (_scalar(match.group()), end)  # type: ignore[union-attr]
+
+
+def _partial_value(buf: str, i: int) -> Any:
+    return _partial_string(buf, i) if buf[i] in _QUOTES else _scalar(buf[i:])
+
+
+def _scalar(text: str) -> Any:
+    text = text.strip()
+    word = text.lower()
+    if word in _WORDS:
+        return _WORDS[word]
+    if not _NUMBER.fullmatch(text):
+        return text
+    text = text.lstrip("+")
+    try:
+        return float(text) if any(ch in text for ch in ".eE") else int(text)
+    except ValueError:  # more digits than int() will convert
+        return float(text)
+
+
+def parse_dirty(text: str) -> Any | None:
+    """The value in text, however broken; None if nothing parseable. Never raises."""
+    return DirtyJson().feed(text)
+
+
+def try_parse(text: str) -> Any:
+    """Strict JSON first (fast, exact); the dirty parser when that fails."""
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return parse_dirty(text)

@@ -1,0 +1,211 @@
+"""The litellm provider, and the only module in a0nb that imports litellm (lazily: it takes ~5 s).
+Streams with usage, folds text/reasoning/tool-call fragments per chunk, prices the reply once at the end."""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from typing import Any, AsyncIterator
+
+from ..errors import ModelError
+from .base import ModelConfig, ModelReply, new_partial
+from .faults import classify, is_provider_error
+
+__all__ = ["LiteLLMProvider", "warm_import_in_background"]
+
+
+class _LazyImport:
+    """Process-wide by nature (it mirrors sys.modules), so one instance lives at module level; the lock
+    keeps a background warm-up and a first call from configuring litellm twice."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.module: Any = None
+        self.thread: threading.Thread | None = None
+
+    def get(self) -> Any:
+        if self.module is not None:
+            return self.module
+        with self.lock:
+            if self.module is None:
+                # must precede the import: otherwise litellm fetches its price map from GitHub at import time
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                import litellm
+                litellm.suppress_debug_info = True  # otherwise every error prints a help banner into the cell
+                if hasattr(litellm, "disable_hf_tokenizer_download"):
+                    litellm.disable_hf_tokenizer_download = True
+                self.module = litellm
+        return self.module
+
+    def warm(self) -> None:
+        with self.lock:
+            if self.module is not None or self.thread is not None:
+                return
+            self.thread = threading.Thread(target=self.get, name="a0nb-litellm-import", daemon=True)
+            self.thread.start()
+
+
+_LOADER = _LazyImport()
+
+
+def _litellm() -> Any:
+    return _LOADER.get()
+
+
+def warm_import_in_background() -> None:
+    """Start importing litellm on a daemon thread, so the first real call does not pay the import."""
+    _LOADER.warm()
+
+
+def _get(obj: Any, key: str) -> Any:
+    # chunks are litellm objects live and plain dicts when read back from fixtures or cassettes
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    return dict(dump()) if dump is not None else dict(vars(value))
+
+
+class LiteLLMProvider:
+    """Any litellm model id (`openai/gpt-4o-mini`, `anthropic/...`, `ollama/...`, an `api_base`)."""
+
+    name = "litellm"
+    has_reasoning_channel = True
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec.strip()
+
+    def init(self, config: ModelConfig) -> dict[str, Any]:
+        partial = new_partial()
+        partial["raw"] = []
+        # `_`-prefixed params are a0nb's own (secrets for cassettes, ...), never sent to the provider
+        params = {k: v for k, v in config.params.items() if not k.startswith("_")}
+        return {"config": config, "partial": partial, "model": self.spec, "params": params,
+                "api_base": config.api_base, "api_key_env": config.api_key_env}
+
+    def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        # the key is read from the environment in `stream`, so this dict is safe to record and show
+        request: dict[str, Any] = {"model": self.spec, "messages": messages, **state["params"]}
+        if state["api_base"]:
+            request["api_base"] = state["api_base"]
+        state["request"] = request
+        return messages, state
+
+    async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[Any]:
+        litellm = _LOADER.module or await asyncio.to_thread(_LOADER.get)
+        kwargs = {**state["request"], "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+        # one retry policy, a0nb's (visible in the call record): the SDK's own would multiply it
+        kwargs.setdefault("max_retries", 0)
+        env = state["api_key_env"]
+        if env:
+            if not os.environ.get(env):
+                raise ModelError(f"{self.spec}: the environment variable {env} (named by api_key_env) is not set; "
+                                 "set it in the shell that starts Jupyter or in a .env file next to the notebook")
+            kwargs["api_key"] = os.environ[env]
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise self._error(exc, env) from exc
+        iterator = response.__aiter__()
+        first = True
+        while True:
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except Exception as exc:
+                # after the first chunk the driver turns a raw error into StreamBroken (keeps the partial)
+                if first:
+                    raise self._error(exc, env) from exc
+                raise
+            first = False
+            yield chunk
+
+    def _error(self, exc: Exception, env: str | None) -> Exception:
+        return classify(exc, self.spec, env) if is_provider_error(exc) else exc
+
+    def process_chunk(self, chunk: Any, state: dict[str, Any]) -> tuple[str, str]:
+        partial = state["partial"]
+        partial["chunks"] += 1
+        partial["raw"].append(chunk)
+        usage = _get(chunk, "usage")
+        if usage:
+            partial["usage"] = _plain(usage)
+        choices = _get(chunk, "choices")
+        if not choices:
+            return "", ""
+        delta = _get(choices[0], "delta")
+        if delta is None:
+            return "", ""
+        text = _get(delta, "content") or ""
+        reasoning = _get(delta, "reasoning_content") or ""
+        if text:
+            partial["content"].append(text)
+        if reasoning:
+            partial["reasoning"].append(reasoning)
+        calls = _get(delta, "tool_calls")
+        if calls:
+            _fold_tool_calls(calls, partial["tool_calls"])
+        return reasoning, text
+
+    def finalize(self, state: dict[str, Any]) -> ModelReply:
+        partial = state["partial"]
+        raw = partial["raw"]
+        response = _rebuild(raw, state["request"]["messages"])
+        usage = partial["usage"] or (_plain(response.usage) if getattr(response, "usage", None) else {})
+        model = (_get(raw[0], "model") if raw else None) or self.spec
+        return ModelReply(content="".join(partial["content"]), reasoning="".join(partial["reasoning"]),
+                          tool_calls=_tool_calls(partial["tool_calls"]), usage=usage, cost=_cost(response),
+                          model=str(model), chunks=partial["chunks"])
+
+
+def _fold_tool_calls(calls: Any, acc: dict[int, dict[str, Any]]) -> None:
+    """Providers send a call's id and name once and its arguments as string fragments, keyed by index."""
+    for call in calls:
+        index = _get(call, "index") or 0
+        slot = acc.get(index)
+        if slot is None:
+            slot = acc[index] = {"id": None, "name": "", "arguments": []}
+        call_id = _get(call, "id")
+        if call_id:
+            slot["id"] = call_id
+        function = _get(call, "function")
+        if function is not None:
+            name = _get(function, "name")
+            if name:
+                slot["name"] = name
+            fragment = _get(function, "arguments")
+            if fragment:
+                slot["arguments"].append(fragment)
+
+
+def _tool_calls(acc: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"id": slot["id"] or f"call_{index}", "type": "function",
+             "function": {"name": slot["name"], "arguments": "".join(slot["arguments"])}}
+            for index, slot in sorted(acc.items())]
+
+
+def _rebuild(raw: list[Any], messages: list[dict[str, Any]]) -> Any:
+    """litellm's own full response from the chunks (for pricing); None when litellm is not loaded or fails."""
+    litellm = sys.modules.get("litellm")
+    if litellm is None or not raw:
+        return None
+    try:
+        chunks = [litellm.ModelResponseStream(**c) if isinstance(c, dict) else c for c in raw]
+        return litellm.stream_chunk_builder(chunks, messages=messages)
+    except Exception:  # noqa: BLE001 - pricing is best effort; the reply itself is already complete
+        return None
+
+
+def _cost(response: Any) -> float | None:
+    litellm = sys.modules.get("litellm")
+    if litellm is None or response is None:
+        return None
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # noqa: BLE001 - unknown models have no price; that is not an error
+        return None

@@ -1,0 +1,132 @@
+"""The scripted model: replies from a YAML list (or a Python list), streamed in small chunks so the
+stream points fire. Ships in the package for tests, teaching and golden trajectories."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Sequence
+
+import yaml
+
+from ..errors import ConfigError
+from .base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
+                   new_partial)
+from ..errors import ModelError
+
+CHUNK = 8
+FAULTS = ("rate_limit", "timeout", "server", "context_window", "auth", "break")
+
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    content: str
+    reasoning: str = ""
+    error: str | None = None        # one of FAULTS: raise instead of answering (fault injection)
+    usage: dict[str, Any] | None = None
+
+
+def load_script(source: str | Path | Sequence[Any], base: Path | None = None) -> tuple[list[ScriptedReply], str]:
+    """Replies and a label naming where they came from."""
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"scripted model: reply file {path} not found (use model='scripted:<file.yaml>' "
+                              "with a path relative to the notebook folder)") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"scripted model: {path} is not valid YAML: {exc}") from None
+        label = str(path)
+    else:
+        data, label = list(source), "the list given as model="
+    if not isinstance(data, list):
+        raise ConfigError(f"scripted model: {label} must hold a YAML list of replies")
+    return [_reply(item, label, i) for i, item in enumerate(data, 1)], label
+
+
+def _reply(item: Any, label: str, i: int) -> ScriptedReply:
+    if isinstance(item, str):
+        return ScriptedReply(item)
+    if isinstance(item, dict):
+        if "content" not in item and "error" not in item:
+            raise ConfigError(f"scripted model: reply {i} in {label} needs a `content` key")
+        error = item.get("error")
+        if error is not None and error not in FAULTS:
+            raise ConfigError(f"scripted model: reply {i} in {label}: error must be one of {', '.join(FAULTS)}")
+        return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"))
+    raise ConfigError(f"scripted model: reply {i} in {label} must be a string or a mapping with `content`")
+
+
+class ScriptedProvider:
+    """Serves the replies in order; running out is a clear error naming the file."""
+
+    name = "scripted"
+    has_reasoning_channel = False
+
+    def __init__(self, source: str | Path | Sequence[Any], base: Path | None = None) -> None:
+        self.replies, self.label = load_script(source, base)
+        self.position = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self.replies) - self.position
+
+    def init(self, config: ModelConfig) -> dict[str, Any]:
+        return {"config": config, "partial": new_partial(), "model": f"scripted:{Path(self.label).name}"}
+
+    def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        state["request"] = {"messages": messages}
+        return messages, state
+
+    async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
+        if self.position >= len(self.replies):
+            raise ModelError(f"scripted model ran out of replies: all {len(self.replies)} in {self.label} were used "
+                             "(add more replies to the file, or call agent.reset())")
+        reply = self.replies[self.position]
+        self.position += 1
+        state["reply"] = reply
+        if reply.error and reply.error != "break":
+            raise _fault(reply.error)
+        for i in range(0, len(reply.reasoning), CHUNK):
+            yield ("r", reply.reasoning[i:i + CHUNK])
+        for i in range(0, len(reply.content), CHUNK):
+            if reply.error == "break" and i >= len(reply.content) // 2:
+                raise ConnectionResetError("scripted stream cut midway")
+            yield ("c", reply.content[i:i + CHUNK])
+
+    def process_chunk(self, chunk: tuple[str, str], state: dict[str, Any]) -> tuple[str, str]:
+        partial = state["partial"]
+        partial["chunks"] += 1
+        kind, text = chunk
+        partial["reasoning" if kind == "r" else "content"].append(text)
+        return (text, "") if kind == "r" else ("", text)
+
+    def finalize(self, state: dict[str, Any]) -> ModelReply:
+        partial = state["partial"]
+        reply: ScriptedReply = state["reply"]
+        content, reasoning = "".join(partial["content"]), "".join(partial["reasoning"])
+        usage = dict(reply.usage or {})
+        if not usage:
+            prompt_chars = sum(len(str(m.get("content", ""))) for m in state["request"]["messages"])
+            usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4 + len(reasoning) // 4}
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return ModelReply(content=content, reasoning=reasoning, usage=usage, cost=0.0, model=state["model"],
+                          chunks=partial["chunks"])
+
+
+def _fault(kind: str) -> ModelError:
+    messages = {
+        "rate_limit": "scripted fault: rate limit (429)",
+        "timeout": "scripted fault: request timed out",
+        "server": "scripted fault: server error (500)",
+    }
+    if kind in messages:
+        return TransientModelError(messages[kind])
+    if kind == "context_window":
+        return ContextWindowExceeded("scripted fault: context window exceeded")
+    return ModelError("scripted fault: authentication failed — set the provider's API key env var")
+
+
+__all__ = ["ScriptedProvider", "ScriptedReply", "load_script", "StreamBroken"]

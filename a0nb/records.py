@@ -1,0 +1,104 @@
+"""Call records: every model call (chat and utility) with the exact messages, the same content as
+parts with provenance, token counts, usage, the reply and diagnostics. Inspectors read only these."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Literal
+
+PartKind = Literal["system", "history", "extras", "skill", "user", "other"]
+Role = Literal["chat", "utility"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One piece of a model call's input and where it came from."""
+
+    kind: PartKind
+    label: str                      # "system: main prompt", "history: topic 2", "extras: current_datetime"
+    text: str
+    tokens: int
+    message_index: int              # which of `CallRecord.messages` holds it
+    source: str = ""                # human-readable provenance: file (root) via extension
+    files: tuple[str, ...] = ()     # prompt files that produced it
+    extension: str = ""             # the extension file (or registration) that produced it
+    origin: str = ""                # raw | summarised | temporary | persistent | reattached | user
+    overrode: tuple[str, ...] = ()  # lower copies the winning file beat
+
+    @property
+    def key(self) -> str:
+        """Stable identity for diffs between calls."""
+        return f"{self.kind}:{self.label}"
+
+
+@dataclass
+class CallRecord:
+    index: int
+    role: Role
+    model: str
+    messages: list[dict[str, Any]]
+    parts: list[Part] = field(default_factory=list)
+    turn: int = 0
+    iteration: int = 0
+    agent: int = 0
+    parent: int | None = None       # index of the parent call (subordinate agents' calls nest under it)
+    purpose: str = "chat"           # chat | compaction | summary | ...
+    response: str = ""
+    reasoning: str = ""
+    tool_request: dict[str, Any] | None = None
+    tool_result: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    cost: float | None = None
+    latency: float | None = None
+    diagnostics: list[str] = field(default_factory=list)
+    error: str | None = None
+    children: list["CallRecord"] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return sum(p.tokens for p in self.parts)
+
+    def composition(self) -> dict[str, int]:
+        """Tokens per composition bucket (system sections, raw/summarised history, each extras key, skills)."""
+        out: dict[str, int] = {}
+        for p in self.parts:
+            if p.kind == "history":
+                bucket = "history (summarised)" if p.origin == "summarised" else "history (raw)"
+            elif p.kind == "extras":
+                bucket = f"extras {p.origin}: {p.label.split(': ', 1)[-1]}"
+            elif p.kind == "skill":
+                bucket = "reattached skills"
+            else:
+                bucket = p.label
+            out[bucket] = out.get(bucket, 0) + p.tokens
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["children"] = [c.to_dict() for c in self.children]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CallRecord":
+        d = dict(d)
+        d["parts"] = [Part(**{**p, "files": tuple(p.get("files", ())), "overrode": tuple(p.get("overrode", ()))})
+                      for p in d.get("parts", [])]
+        d["children"] = [cls.from_dict(c) for c in d.get("children", [])]
+        return cls(**d)
+
+
+def export_jsonl(records: Iterable[CallRecord], path: Path | str) -> Path:
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r.to_dict(), ensure_ascii=False, default=str) + "\n")
+    return path
+
+
+def import_jsonl(path: Path | str) -> list[CallRecord]:
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            out.append(CallRecord.from_dict(json.loads(line)))
+    return out

@@ -1,0 +1,111 @@
+"""Agent settings and their layers: call argument > `%config A0.*` > `A0NB_*` environment >
+`NB/.a0proj/plugins/_model_config/config.json` > profile `settings.yaml` > defaults."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import yaml
+
+from .diagnostics import Diagnostics
+from .errors import ConfigError
+
+Approval = Literal["auto", "ask", "deny"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str | None = None
+    utility_model: str | None = None
+    max_iterations: int = 25
+    misformat_limit: int = 3
+    ctx_length: int = 128_000
+    history_share: float = 0.7
+    utility_ctx_length: int = 32_000
+    approval: Approval = "auto"
+    code_timeout: float = 60.0
+    output_cap: int = 20_000
+    extension_timeout: float = 60.0
+    frozen_time: str | None = None
+    retries: int = 2
+    backoff: float = 1.5
+    temperature: float | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    preset: str = ""
+    cassette_mode: Literal["strict", "lax"] = "strict"
+
+
+_NAMES = {f.name for f in fields(Settings)}
+_ENV = {name: "A0NB_" + name.upper() for name in _NAMES}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    kind = {f.name: f.type for f in fields(Settings)}[name]
+    if value is None or value == "":
+        return None if "None" in str(kind) else value
+    if "int" in str(kind) and "float" not in str(kind) and not isinstance(value, int):
+        return int(value)
+    if "float" in str(kind) and not isinstance(value, (int, float)):
+        return float(value)
+    if name == "approval" and value not in ("auto", "ask", "deny"):
+        raise ConfigError(f"approval must be auto, ask or deny (got {value!r})")
+    return value
+
+
+def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    env = os.environ if env is None else env
+    return {name: _coerce(name, env[var]) for name, var in _ENV.items() if env.get(var, "") != ""}
+
+
+def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+        diagnostics.add("error", "settings", f"unreadable settings: {exc}", path, fix="fix the file or delete it")
+        return {}
+    if not isinstance(data, dict):
+        diagnostics.add("error", "settings", "settings must be a mapping", path)
+        return {}
+    unknown = sorted(set(data) - _NAMES)
+    if unknown:
+        diagnostics.add("warning", "settings", f"unknown settings {', '.join(unknown)}", path,
+                        fix=f"known settings: {', '.join(sorted(_NAMES))}")
+    out = {}
+    for k, v in data.items():
+        if k in _NAMES:
+            try:
+                out[k] = _coerce(k, v)
+            except (ValueError, ConfigError) as exc:
+                diagnostics.add("error", "settings", f"{k}: {exc}", path)
+    return out
+
+
+def resolve(workdir: Path, profile_dirs: list[Path], diagnostics: Diagnostics, *,
+            magic: Mapping[str, Any] | None = None, arguments: Mapping[str, Any] | None = None) -> Settings:
+    """Merge the layers, lowest first."""
+    merged: dict[str, Any] = {}
+    for d in reversed(profile_dirs):  # lower-priority profile folders first
+        merged.update(from_file(d / "settings.yaml", diagnostics))
+    merged.update(from_file(workdir / ".a0proj" / "plugins" / "_model_config" / "config.json", diagnostics))
+    merged.update(from_env())
+    for layer in (magic or {}, arguments or {}):
+        merged.update({k: _coerce(k, v) for k, v in layer.items() if v is not None and k in _NAMES})
+    return replace(Settings(), **merged)
+
+
+def setting_names() -> list[str]:
+    return sorted(_NAMES)
+
+
+def env_var(name: str) -> str:
+    return _ENV[name]
+
+
+__all__ = ["Settings", "resolve", "from_env", "setting_names", "env_var", "field"]

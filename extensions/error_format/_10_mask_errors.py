@@ -1,0 +1,9 @@
+"""Repairable error texts are masked before the model sees them."""
+from a0nb import Extension
+
+
+class MaskErrors(Extension):
+    def execute(self, msg=None, **kwargs):
+        secrets = self.agent.secrets
+        if secrets:
+            msg["message"] = secrets.mask_text(msg["message"])

@@ -1,0 +1,13 @@
+"""System section: the main prompt (agent.system.main.md and the parts it includes)."""
+from a0nb import Extension, extensible
+from a0nb.composition import section
+
+
+@extensible
+def build_prompt(agent):
+    return agent.render_prompt("agent.system.main.md", workdir=str(agent.workdir))
+
+
+class MainPrompt(Extension):
+    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+        system_prompt.append(section(build_prompt(self.agent)))

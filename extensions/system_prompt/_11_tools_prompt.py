@@ -1,0 +1,28 @@
+"""System section: every tool's prompt fragment (agent.system.tool.*.md, highest copy wins, sorted
+by file name, with per-file variables from agent.data["_tool_prompt_kwargs"]), plus generated
+fragments for function and plugin tools, wrapped by agent.system.tools.md."""
+from a0nb import Extension, extensible
+from a0nb.composition import Section
+
+PREFIX, SUFFIX = "agent.system.tool.", ".md"
+
+
+@extensible
+def build_prompt(agent):
+    per_file = agent.data.get("_tool_prompt_kwargs", {})
+    texts, sources, covered = [], [], set()
+    for name, _dir in agent.prompts.names(PREFIX + "*" + SUFFIX):
+        rendered = agent.render_prompt(name, **per_file.get(name, {}))
+        texts.append(rendered.text.strip())
+        sources.extend(rendered.sources)
+        covered.add(name[len(PREFIX):-len(SUFFIX)])
+    for tool_name, info in agent.tools.available().items():
+        if tool_name not in covered and info.kind != "class" or (info.root_label == "registered in the notebook" and tool_name not in covered):
+            texts.append(info.prompt())
+    wrapper = agent.render_prompt("agent.system.tools.md", tools="\n\n".join(t for t in texts if t))
+    return Section(wrapper.text, tuple(wrapper.sources) + tuple(sources))
+
+
+class ToolsPrompt(Extension):
+    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+        system_prompt.append(build_prompt(self.agent))

@@ -1,0 +1,22 @@
+"""System section: secret aliases (never values) and project variables, when there are any."""
+from a0nb import Extension, extensible
+from a0nb.composition import section
+
+
+@extensible
+def build_prompt(agent):
+    secrets = agent.secrets
+    variables = agent.project.variables
+    if not secrets and not variables:
+        return None
+    lines = [f"- §§secret({e.key})" + (f" — {e.comment}" if e.comment else "") for e in secrets.keys()]
+    var_lines = [f"- {k}: {v}" for k, v in variables.items()]
+    return agent.render_prompt("agent.system.secrets.md", secrets="\n".join(lines) or "(none)",
+                               variables="\n".join(var_lines) or "(none)")
+
+
+class SecretsPrompt(Extension):
+    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+        rendered = build_prompt(self.agent)
+        if rendered is not None:
+            system_prompt.append(section(rendered))

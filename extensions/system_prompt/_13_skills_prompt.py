@@ -1,0 +1,13 @@
+"""System section: how to find and load skills (the list itself comes through skills_tool and EXTRAS)."""
+from a0nb import Extension, extensible
+from a0nb.composition import section
+
+
+@extensible
+def build_prompt(agent):
+    return agent.render_prompt("agent.system.skills.md")
+
+
+class SkillsPrompt(Extension):
+    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+        system_prompt.append(section(build_prompt(self.agent)))
