@@ -19,8 +19,9 @@ from .extensions import Extensions, extensible
 from .extract import ToolRequest, first_closed_object, parse_tool_request
 from .hierarchy import Hierarchy
 from .history import History, Message
+from .jobs import Jobs
 from .loader import ModuleLoader
-from .paths import Root
+from .roots import Root
 from .projects import Project, ProjectCache
 from .prompts import PromptEngine, Rendered, prompt_dirs
 from .providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken, complete
@@ -84,6 +85,7 @@ class Agent:
         self.last_user_message: Message | None = None
         self.intervention: str | None = None
         self.current_record: CallRecord | None = None
+        self.jobs = Jobs()
         self._secrets: tuple[object, Secrets] | None = None
         self._project: Project | None = None
         self.extensions.call_sync("agent_init", self)
@@ -245,13 +247,13 @@ class Agent:
         raise loop.Intervention()
 
     # -- prompts --------------------------------------------------------------------------------
-    def render_prompt(self, name: str, **kwargs: Any) -> Rendered:
+    def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
         return self.prompts.render(name, agent=self, **kwargs)
 
-    def read_prompt(self, name: str, **kwargs: Any) -> str:
+    def read_prompt(self, name: str, /, **kwargs: Any) -> str:
         return self.prompts.render(name, agent=self, **kwargs).text
 
-    def parse_prompt(self, name: str, **kwargs: Any) -> Any:
+    def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
         return self.prompts.parse(name, agent=self, **kwargs)
 
     @extensible

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostics
 from .hierarchy import Hierarchy
-from .paths import Root
+from .roots import Root
 from .prompts import PromptEngine, Rendered, prompt_dirs
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from .diagnostics import Diagnostics
-from .paths import Root, search_roots
+from .roots import Root, search_roots
 from .plugins import Plugin, discover_plugins, enabled_plugin_dirs
 from .resources import bundled_root, user_home
 

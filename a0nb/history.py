@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy as _copy
 import json
+import re
+import uuid
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Mapping, Sequence, Union, get_args
@@ -93,7 +95,6 @@ class Message:
 
 
 def _new_id() -> str:
-    import uuid
     return uuid.uuid4().hex[:12]
 
 
@@ -231,6 +232,10 @@ class History:
                       topics=[_topic_from(t) for t in d.get("topics", [])],
                       current=_topic_from(d.get("current") or {"messages": []}),
                       seq=int(d.get("seq", 0)))
+        # ids written by hand or by an older version must not be handed out again
+        # (a look-alike inside content only makes the counter skip ahead, which is harmless)
+        used = re.findall(r'"id": "[mtb](\d+)"', json.dumps(d, ensure_ascii=False, default=str))
+        history.seq = max([history.seq] + [int(n) for n in used])
         if counter is not None:
             history.counter = counter
         return history

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .diagnostics import Diagnostics
-from .paths import Root
+from .roots import Root
 
 __all__ = ["Profile", "agents_dirs", "discover_profiles", "unknown_profile_message"]
 

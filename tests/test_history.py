@@ -255,3 +255,20 @@ def test_round_trip_and_validate_for_random_histories(topics: list, bulked: int)
     assert back.to_dict() == h.to_dict() and back.tokens() == h.tokens()
     assert [m.id for m in back.messages()] == [m.id for m in h.messages()]
     assert sum(len(i.message_ids) for i in h.output()) == len(h.messages())
+
+
+def test_from_dict_without_seq_does_not_reuse_ids() -> None:
+    data = make_history().to_dict()
+    del data["seq"]
+    back = History.from_dict(data)
+    assert back.add(False, "x").id not in {m.id for m in make_history().messages()}
+    assert back.validate() == []
+
+
+def test_from_dict_without_seq_skips_ids_nested_in_bulks() -> None:
+    data = make_history().to_dict()
+    del data["seq"]
+    back = History.from_dict(data)
+    back.new_topic()
+    back.add(False, "y")
+    assert back.validate() == []

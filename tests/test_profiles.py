@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from a0nb.diagnostics import Diagnostics
-from a0nb.paths import search_roots
+from a0nb.roots import search_roots
 from a0nb.profiles import Profile, agents_dirs, discover_profiles, unknown_profile_message
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from a0nb import prompts as prompts_module
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
-from a0nb.paths import Root
+from a0nb.roots import Root
 from a0nb.prompts import PromptDir, PromptEngine, Rendered, Source, VariablesPlugin, prompt_dirs
 
 

@@ -1,0 +1,43 @@
+# a0nb — two commands matter: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export LITELLM_OFFLINE_MODE := true
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: test demo lab bench soak install browser-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,browser,local]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing and cannot be installed here: the browser test will be skipped (loudly)"; fi; }
+
+test: $(STAMP) browser-deps
+	$(BIN)/python -m pytest -q -ra tests --nbval-current-env $(PYTEST_ARGS)
+
+demo: $(STAMP)
+	$(BIN)/python -m a0nb kernel install --sys-prefix
+	$(BIN)/python -m a0nb demo
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port_retries=0 $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) notebooks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+soak: $(STAMP)
+	A0NB_SOAK_COUNT=50 $(BIN)/python -m pytest -q tests/reliability -k soak
+
+clean:
+	rm -rf $(VENV) build dist test-artifacts demo-output

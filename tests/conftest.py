@@ -1,0 +1,46 @@
+"""Shared fixtures: every test gets an isolated $A0NB_HOME and refuses the network except loopback."""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("a0home")
+    monkeypatch.setenv("A0NB_HOME", str(home))
+    for var in list(os.environ):
+        if var.startswith("A0NB_") and var not in ("A0NB_HOME",):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-01-31T09:30:00")
+    return home
+
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: object) -> object:
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and self.family in (socket.AF_INET, socket.AF_INET6):
+        if not (host.startswith("127.") or host in ("localhost", "::1")):
+            raise RuntimeError(f"tests must not touch the network (tried {address!r})")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Path:
+    """An empty notebook folder."""
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    return folder
