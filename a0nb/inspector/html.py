@@ -1,0 +1,132 @@
+"""Small HTML building blocks for the inspector: escaping, `<details>` cards, badges, tables, collapsed text
+and token bars. Inline styles only (GitHub strips <style>/<script>); light panels with explicit colours read in dark themes."""
+from __future__ import annotations
+
+import html as _html
+from typing import Iterable, Sequence
+
+FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;line-height:1.45"
+MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px"
+INK, MUTED, LINE, PANEL, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#f6f8fa", "#ffffff"
+
+ROLE_COLOURS = {
+    "system": ("#ddf4ff", "#0550ae"), "user": ("#dafbe1", "#116329"), "assistant": ("#fbefff", "#6639ba"),
+    "tool": ("#fff8c5", "#7d4e00"), "utility": ("#eaeef2", "#424a53"), "error": ("#ffebe9", "#a40e26"),
+    "warning": ("#fff8c5", "#7d4e00"), "info": ("#ddf4ff", "#0550ae"), "ok": ("#dafbe1", "#116329"),
+}
+
+# Composition buckets: hue families per kind, shades cycle within a family.
+FAMILIES = {
+    "system": ("#218bff", "#54aeff", "#0969da", "#80ccff", "#0550ae", "#b6e3ff"),
+    "raw": ("#2da44e",), "summarised": ("#8fb339",),
+    "persistent": ("#e16f24", "#fb8f44", "#bc4c00", "#ffb77c"),
+    "temporary": ("#d4a72c", "#eac54f", "#bf8700", "#f5e0a0"),
+    "skill": ("#8250df", "#a475f9", "#c297ff"),
+    "other": ("#8c959f", "#afb8c1"),
+}
+
+
+def esc(value: object) -> str:
+    return _html.escape(str(value), quote=True)
+
+
+def fmt(n: int | float) -> str:
+    return f"{n:,}" if isinstance(n, int) else f"{n:,.1f}"
+
+
+def root(body: str, title: str = "") -> str:
+    """The outer panel every rendering sits in (explicit colours so dark themes keep the contrast)."""
+    head = f'<div style="font-weight:600;font-size:14px;margin:0 0 6px 0">{esc(title)}</div>' if title else ""
+    return (f'<div style="{FONT};color:{INK};background:{PAPER};border:1px solid {LINE};border-radius:6px;'
+            f'padding:10px 12px;max-width:1100px">{head}{body}</div>')
+
+
+def details(summary: str, body: str, open_: bool = False, level: int = 0) -> str:
+    """A collapsible card; `summary` is HTML (already escaped)."""
+    bg = PANEL if level == 0 else PAPER
+    return (f'<details{" open" if open_ else ""} style="border:1px solid {LINE};border-radius:6px;background:{bg};'
+            f'margin:6px 0;color:{INK}"><summary style="cursor:pointer;padding:5px 8px">{summary}</summary>'
+            f'<div style="padding:4px 10px 8px 10px">{body}</div></details>')
+
+
+def badge(text: str, kind: str = "utility") -> str:
+    bg, fg = ROLE_COLOURS.get(kind, ROLE_COLOURS["utility"])
+    return (f'<span style="display:inline-block;background:{bg};color:{fg};border:1px solid {fg}33;border-radius:10px;'
+            f'padding:0 7px;font-size:11px;font-weight:600;margin-right:4px;white-space:nowrap">{esc(text)}</span>')
+
+
+def muted(text: str) -> str:
+    return f'<span style="color:{MUTED}">{esc(text)}</span>'
+
+
+def code(text: str) -> str:
+    return f'<code style="{MONO};background:{PANEL};border-radius:3px;padding:0 3px;color:{INK}">{esc(text)}</code>'
+
+
+def pre(text: str, tint: str = PANEL) -> str:
+    return (f'<pre style="{MONO};white-space:pre-wrap;word-break:break-word;background:{tint};color:{INK};'
+            f'border:1px solid {LINE};border-radius:4px;padding:6px 8px;margin:4px 0;max-height:480px;overflow:auto">'
+            f'{esc(text)}</pre>')
+
+
+def collapsed(text: str, short: int = 400, cap: int = 20_000, label: str = "") -> str:
+    """Short text as is; long text as a preview line with the full text (up to `cap` characters) inside."""
+    if len(text) <= short and text.count("\n") < 12:
+        return pre(text)
+    shown = text if len(text) <= cap else text[:cap] + f"\n… {len(text) - cap:,} more characters (export the trace for all of it)"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    head = f"{esc(label) + ' · ' if label else ''}{esc(first[:90])}{'…' if len(first) > 90 else ''} {muted(f'({len(text):,} characters)')}"
+    return details(head, pre(shown), level=1)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequence[str] = ()) -> str:
+    """Rows hold HTML cells (escape before)."""
+    th = "".join(f'<th style="text-align:left;padding:3px 8px;border-bottom:2px solid {LINE};color:{MUTED};font-weight:600'
+                 f'{";width:" + widths[i] if i < len(widths) and widths[i] else ""}">{esc(h)}</th>'
+                 for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f'<td style="padding:3px 8px;border-bottom:1px solid {LINE};vertical-align:top">{c}</td>'
+                                    for c in row) + "</tr>" for row in rows)
+    return (f'<table style="border-collapse:collapse;width:100%;margin:4px 0;color:{INK};background:{PAPER}">'
+            f"<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def kv(pairs: Iterable[tuple[str, str]]) -> str:
+    """A compact key/value line: keys muted, values HTML."""
+    return " &nbsp;·&nbsp; ".join(f'<span style="color:{MUTED}">{esc(k)}</span> {v}' for k, v in pairs)
+
+
+def meter(value: int, maximum: int, colour: str = "#2da44e", width: int = 160) -> str:
+    """A single proportional bar (e.g. a topic's tokens against the largest topic)."""
+    pct = 0.0 if maximum <= 0 else min(100.0, 100.0 * value / maximum)
+    return (f'<span style="display:inline-block;width:{width}px;height:8px;background:#eaeef2;border-radius:4px;'
+            f'vertical-align:middle;overflow:hidden"><span style="display:block;width:{pct:.1f}%;height:8px;'
+            f'background:{colour}"></span></span>')
+
+
+def stacked_bar(segments: Sequence[tuple[str, int, str]], height: int = 16) -> str:
+    """A horizontal stacked bar of (label, tokens, colour), then a legend with counts and shares."""
+    total = sum(t for _, t, _ in segments) or 1
+    cells = "".join(f'<div title="{esc(lbl)}: {t:,} tokens" style="width:{100 * t / total:.2f}%;background:{c};'
+                    f'height:{height}px"></div>' for lbl, t, c in segments if t > 0)
+    bar = (f'<div style="display:flex;width:100%;height:{height}px;border-radius:4px;overflow:hidden;'
+           f'background:#eaeef2;border:1px solid {LINE}">{cells}</div>')
+    legend = "".join(f'<span style="display:inline-block;margin:2px 12px 2px 0;white-space:nowrap">'
+                     f'<span style="display:inline-block;width:10px;height:10px;background:{c};border-radius:2px;'
+                     f'vertical-align:middle;margin-right:4px"></span>{esc(lbl)} '
+                     f'<span style="color:{MUTED}">{t:,} ({100 * t / total:.0f}%)</span></span>'
+                     for lbl, t, c in segments)
+    return f'<div style="margin:4px 0">{bar}<div style="font-size:12px;margin-top:3px">{legend}</div></div>'
+
+
+def note(text: str) -> str:
+    return f'<div style="color:{MUTED};font-size:12px;margin:6px 0 0 0">{esc(text)}</div>'
+
+
+def banner(text: str, kind: str = "error") -> str:
+    bg, fg = ROLE_COLOURS.get(kind, ROLE_COLOURS["error"])
+    return (f'<div style="background:{bg};color:{fg};border:1px solid {fg}55;border-radius:6px;padding:6px 10px;'
+            f'margin:6px 0;white-space:pre-wrap">{esc(text)}</div>')
+
+
+def heading(text: str) -> str:
+    return f'<div style="font-weight:600;margin:10px 0 4px 0;color:{INK}">{esc(text)}</div>'
