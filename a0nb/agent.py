@@ -34,6 +34,35 @@ from .tool import Tool, ToolInfo, Tools
 from .turn import Turn
 
 
+class VersionedDict(dict):  # type: ignore[type-arg]
+    """The `%config` settings layer: a dict that counts its changes, so settings re-resolve only then."""
+
+    version = 0
+
+    def _bump(self) -> None:
+        self.version += 1
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._bump()
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self._bump()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._bump()
+
+    def pop(self, *args: Any) -> Any:
+        self._bump()
+        return super().pop(*args)
+
+    def clear(self) -> None:
+        super().clear()
+        self._bump()
+
+
 @dataclass
 class Shared:
     """What an agent and its subordinates share: the loop bridge, models, namespace, records counter."""
@@ -46,7 +75,7 @@ class Shared:
     cancel: threading.Event = field(default_factory=threading.Event)
     counter: TokenCounter = field(default_factory=TokenCounter)
     call_index: int = 0
-    magic_settings: dict[str, Any] = field(default_factory=dict)
+    magic_settings: "VersionedDict" = field(default_factory=lambda: VersionedDict())
     approver: Callable[[str, str], bool] | None = None
     data: dict[str, Any] = field(default_factory=dict)  # chat-wide data (the loaded-skill ledger lives here)
 
@@ -73,6 +102,7 @@ class Agent:
         self.extensions = Extensions(self.hierarchy, self.loader, self.diagnostics)
         self.tools = Tools(self.hierarchy, self.loader, self.diagnostics)
         self.prompts = PromptEngine(prompt_dirs(self.hierarchy.roots), self.diagnostics)
+        self.prompts.trust_listings = True
         self._prompt_generation = self.hierarchy.generation
         self._projects = ProjectCache(self.diagnostics, home=self.shared.home) if _accepts_home() else ProjectCache(self.diagnostics)
         self._arguments = {"model": model if isinstance(model, str) else None, "utility_model": utility_model,
@@ -87,6 +117,10 @@ class Agent:
         self.current_record: CallRecord | None = None
         self.jobs = Jobs()
         self._secrets: tuple[object, Secrets] | None = None
+        self._settings: tuple[object, Settings] | None = None
+        self._settings_version = 0
+        self._part_cache: dict[int, Any] = {}
+        self._env_seen: tuple[str | None, ...] = ()
         self._project: Project | None = None
         self.extensions.call_sync("agent_init", self)
 
@@ -114,9 +148,10 @@ class Agent:
 
     @property
     def settings(self) -> Settings:
-        return self.hierarchy.memo(("settings", tuple(sorted(self.shared.magic_settings.items(), key=str)),
-                                    tuple(sorted(self._arguments.items(), key=str)), tuple(os.environ.get(k) for k in _ENV_KEYS)),
-                                   self._resolve_settings)
+        key = (self.hierarchy.generation, self._settings_version, self.shared.magic_settings.version)
+        if self._settings is None or self._settings[0] != key:
+            self._settings = (key, self._resolve_settings())
+        return self._settings[1]
 
     def _resolve_settings(self) -> Settings:
         profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
@@ -126,13 +161,13 @@ class Agent:
     def configure(self, **values: Any) -> None:
         """Change settings for this agent (the call-argument layer)."""
         self._arguments.update(values)
+        self._settings_version += 1
         if "model" in values or "utility_model" in values:
             if "model" in values and not isinstance(values["model"], str) and values["model"] is not None:
                 self._model_list, self._arguments["model"] = list(values["model"]), None
             elif "model" in values:
                 self._model_list = None
         self.hierarchy.refresh()
-        self.hierarchy._memo.pop(next((k for k in self.hierarchy._memo if isinstance(k, tuple) and k[:1] == ("settings",)), None), None)
 
     def set_profile(self, profile: str) -> None:
         from .profiles import agents_dirs, discover_profiles, unknown_profile_message
@@ -143,7 +178,8 @@ class Agent:
 
     def profiles(self) -> dict[str, Any]:
         from .profiles import agents_dirs, discover_profiles
-        return discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
+        return self.hierarchy.memo(("profiles",), lambda: discover_profiles(agents_dirs(self.hierarchy.roots),
+                                                                            self.diagnostics))
 
     def ask(self, message: str, **options: Any) -> Turn:
         """Run one user message to an answer (plain Python, IPython, or inside a running event loop)."""
@@ -208,8 +244,12 @@ class Agent:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()
         self._project = None  # re-read (cheaply, from its cache) once per step
+        env = tuple(os.environ.get(k) for k in _ENV_KEYS)
+        if env != self._env_seen:  # A0NB_* variables are a settings layer: re-resolve when they change
+            self._env_seen, self._settings = env, None
         if self._prompt_generation != self.hierarchy.generation:
             self.prompts.set_dirs(prompt_dirs(self.hierarchy.roots))
+            self.prompts.invalidate()
             self._prompt_generation = self.hierarchy.generation
 
     # -- extension points -----------------------------------------------------------------------
@@ -271,7 +311,7 @@ class Agent:
         await self.fire("message_loop_prompts_after", loop_data=ld)
         extras = composition.extras_text(ld)
         extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
-        messages, parts = composition.build(ld, extras_message, extras, self.shared.counter)
+        messages, parts = composition.build(ld, extras_message, extras, self.shared.counter, self._part_cache)
         ld.extras_temporary.clear()
         ld.record = self._new_record("chat", messages, parts, ld.iteration, self.model_spec("chat"))
         return messages

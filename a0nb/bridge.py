@@ -53,6 +53,7 @@ class Bridge:
         if self.in_loop_thread():
             raise RuntimeError("Agent.ask() was called from inside the agent's own loop; use `await agent.ask_async()`")
         future = asyncio.run_coroutine_threadsafe(_wrap(make), self.loop)
+        future.add_done_callback(lambda _f: self._jobs.put(_noop))  # wake the waiting thread at once
         previous, self._waiting_thread = self._waiting_thread, threading.current_thread()
         self._on_interrupt = on_interrupt
         deadline: float | None = None
@@ -76,7 +77,7 @@ class Bridge:
 
     def _serve_jobs(self, future: concurrent.futures.Future[Any]) -> None:
         try:
-            job = self._jobs.get(timeout=0.02)
+            job = self._jobs.get(timeout=0.1)
         except queue.Empty:
             return
         job()
@@ -111,6 +112,10 @@ class Bridge:
                 self._thread.join(timeout=2)
             self._loop = None
             self._thread = None
+
+
+def _noop() -> None:
+    return None
 
 
 async def _wrap(make: Callable[[], Awaitable[T]]) -> T:

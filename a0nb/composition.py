@@ -40,13 +40,19 @@ def extras_text(ld: "LoopData") -> dict[str, Any]:
 
 
 def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
-          counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
+          counter: "TokenCounter", cache: dict[int, tuple[Any, int, Part]] | None = None) -> tuple[list[dict[str, Any]], list[Part]]:
+    """`cache` keeps the Part of each (unchanged) history item between calls: history items are
+    cached per message, so a long history costs a dict lookup per message per step."""
     system_text = "\n\n".join(ld.system)
     items = list(ld.history_output)
     if extras_message is not None:
         items.append(OutputItem(False, extras_message, (), "raw", "extras", "extras"))
     messages = to_chat_messages(items, system_text)
-    parts = _system_parts(ld, counter) + _history_parts(ld, items, extras, counter)
+    parts = _system_parts(ld, counter) + _history_parts(ld, items, extras, counter, {} if cache is None else cache)
+    if cache is not None and len(cache) > 4 * len(items) + 64:
+        live = {id(i) for i in items}
+        for key in [k for k in cache if k not in live]:
+            del cache[key]
     return messages, parts
 
 
@@ -69,7 +75,7 @@ def _system_parts(ld: "LoopData", counter: "TokenCounter") -> list[Part]:
 
 
 def _history_parts(ld: "LoopData", items: list[OutputItem], extras: dict[str, Any],
-                   counter: "TokenCounter") -> list[Part]:
+                   counter: "TokenCounter", cache: dict[int, tuple[Any, int, Part]]) -> list[Part]:
     parts: list[Part] = []
     index, role = 0, "system"
     for item in items:
@@ -79,23 +85,35 @@ def _history_parts(ld: "LoopData", items: list[OutputItem], extras: dict[str, An
         item_role = "assistant" if item.ai else "user"
         if item_role != role:
             index, role = index + 1, item_role
-        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        if item.kind == "extras":
-            parts += _extras_parts(ld, extras, index, counter)
+        hit = cache.get(id(item))
+        if hit is not None and hit[0] is item and hit[1] == index:
+            parts.append(hit[2])
             continue
-        meta = item.metadata or {}
-        skill = meta.get("skill_instructions") if isinstance(meta, dict) or hasattr(meta, "get") else None
-        if skill and skill.get("source") == "skills_tool:reattach":
-            parts.append(Part("skill", f"skill: {skill.get('name')}", text, counter.count(text), index,
-                              f"skill {skill.get('name')} reattached after compaction ({skill.get('path')})",
-                              (), "_65_include_loaded_skills", "reattached"))
-            continue
-        summarised = item.origin != "raw"
-        label = f"history: {item.where}" + (f" ({item.kind})" if item.kind not in ("other",) else "")
-        parts.append(Part("history", label, text, counter.count(text), index,
-                          f"{item.origin} {item.where}, messages {', '.join(item.message_ids) or '-'}", (), "",
-                          "summarised" if summarised else "raw"))
+        before = len(parts)
+        _item_parts(ld, item, content, index, extras, counter, parts)
+        if item.kind != "extras" and len(parts) == before + 1:
+            cache[id(item)] = (item, index, parts[-1])
     return parts
+
+
+def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extras: dict[str, Any],
+                counter: "TokenCounter", parts: list[Part]) -> None:
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    if item.kind == "extras":
+        parts += _extras_parts(ld, extras, index, counter)
+        return
+    meta = item.metadata or {}
+    skill = meta.get("skill_instructions") if isinstance(meta, dict) or hasattr(meta, "get") else None
+    if skill and skill.get("source") == "skills_tool:reattach":
+        parts.append(Part("skill", f"skill: {skill.get('name')}", text, counter.count(text), index,
+                          f"skill {skill.get('name')} reattached after compaction ({skill.get('path')})",
+                          (), "_65_include_loaded_skills", "reattached"))
+        return
+    summarised = item.origin != "raw"
+    label = f"history: {item.where}" + (f" ({item.kind})" if item.kind not in ("other",) else "")
+    parts.append(Part("history", label, text, counter.count(text), index,
+                      f"{item.origin} {item.where}, messages {', '.join(item.message_ids) or '-'}", (), "",
+                      "summarised" if summarised else "raw"))
 
 
 def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter") -> list[Part]:

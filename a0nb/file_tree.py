@@ -2,6 +2,8 @@
 The limits cut the walk itself (entries scanned and stat'ed), not only the printed lines."""
 from __future__ import annotations
 
+import functools
+
 import os
 from collections import deque
 from dataclasses import dataclass, field
@@ -85,6 +87,7 @@ def file_tree(
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=32)
 def _matcher(ignore: str) -> Callable[[str], bool]:
     lines = [ln for ln in ignore.splitlines() if ln.strip()]
     if not lines:

@@ -66,13 +66,19 @@ class Hierarchy:
         if not self.roots:
             base = [self.workdir, self.workdir / ".a0proj", self.home]
             return [(p, True) for p in base]
-        return [(r.path, r.kind not in ("bundled", "bundled-profile")) for r in self.roots] + [
+        # The bundled defaults are part of the installation: only user-owned roots are watched.
+        return [(r.path, True) for r in self.roots if r.kind not in ("bundled", "bundled-profile")] + [
             (self.home / "plugins", False), (self.workdir / "plugins", False)]
 
     def _compute_signature(self) -> tuple[object, ...]:
         sig: list[object] = [self.profile]
         for root, with_files in self._watch_roots():
-            for sub in _WATCHED:
+            try:
+                sig.append((str(root), root.stat().st_mtime_ns))
+            except OSError:  # a missing root has no sub-folders; its parent's mtime shows its creation
+                sig.append((str(root), None))
+                continue
+            for sub in _WATCHED[1:]:
                 d = root / sub if sub else root
                 try:
                     sig.append((str(d), d.stat().st_mtime_ns))

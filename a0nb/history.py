@@ -52,11 +52,14 @@ class Message:
     summary: str | None = None  # when set it replaces content in output (truncation keeps the original here)
     metadata: dict[str, Any] = field(default_factory=dict)
     _tokens: tuple[Any, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _item: tuple[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         if name in _TOKEN_FIELDS:  # any change to what the model sees invalidates the cached count
             object.__setattr__(self, "_tokens", None)
+        if name != "_item":  # the cached output item goes stale with any change
+            object.__setattr__(self, "_item", None)
 
     @property
     def role(self) -> str:
@@ -144,9 +147,14 @@ def _summary_item(record: Topic | Bulk, origin: Origin, where: str) -> OutputIte
 
 
 def _message_item(message: Message, where: str) -> OutputItem:
+    cached = message._item
+    if cached is not None and cached[0] == where:
+        return cached[1]  # type: ignore[no-any-return]
     origin: Origin = "summarised-message" if message.summary is not None else "raw"
-    return OutputItem(message.ai, message.output_content(), (message.id,), origin, where, message.kind,
+    item = OutputItem(message.ai, message.output_content(), (message.id,), origin, where, message.kind,
                       MappingProxyType(dict(message.metadata)))
+    object.__setattr__(message, "_item", (where, item))
+    return item
 
 
 def _topic_items(topic: Topic, where: str) -> list[OutputItem]:

@@ -379,6 +379,23 @@ class _File:
         return str(self.path) if self.path else "<text>"
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _render_key(name: str, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    if all(isinstance(v, _SCALARS) for v in kwargs.values()):
+        return (name, tuple(sorted(kwargs.items())))
+    return None
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 class PromptEngine:
     """Renders prompt files found in an ordered list of prompt folders, highest priority first."""
 
@@ -390,6 +407,10 @@ class PromptEngine:
         self._classes: dict[Path, tuple[tuple[int, int] | None, type | None, str]] = {}
         self._texts: dict[str, _Template] = {}
         self._module_ids = itertools.count()
+        # An owner that watches the prompt folders itself (the agent's Hierarchy) sets this and calls
+        # invalidate() on a change, so a warm render does not stat every folder again.
+        self.trust_listings = False
+        self._renders: dict[tuple[Any, ...], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], Rendered]] = {}
 
     @property
     def dirs(self) -> tuple[PromptDir, ...]:
@@ -397,6 +418,12 @@ class PromptEngine:
 
     def set_dirs(self, dirs: Sequence[PromptDir]) -> None:
         self._dirs = tuple(dirs)  # caches are keyed by path, so they stay valid
+        self._renders.clear()  # which copy wins may differ now
+
+    def invalidate(self) -> None:
+        """Forget folder listings (the owner saw a change in the hierarchy)."""
+        self._listings.clear()
+        self._renders.clear()
 
     # -- lookup --
 
@@ -425,9 +452,15 @@ class PromptEngine:
         return got
 
     def _scan(self, folder: Path) -> frozenset[str]:
+        if self.trust_listings:
+            trusted = self._listings.get(folder)
+            if trusted is not None and trusted[0] is not None:
+                return trusted[1]
         try:
             mtime: int | None = os.stat(folder).st_mtime_ns
         except (OSError, ValueError):
+            if self.trust_listings:  # a missing folder stays missing until the owner invalidates
+                self._listings[folder] = (-1, frozenset())
             return frozenset()
         hit = self._listings.get(folder)
         if hit is not None and hit[0] == mtime:
@@ -459,10 +492,34 @@ class PromptEngine:
 
     def render(self, name: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a prompt file (conditionals, placeholders, includes); a fenced-json file loses its fences."""
+        key = _render_key(name, kwargs)
+        if key is not None:
+            hit = self._renders.get(key)
+            if hit is not None and all(_stat_key(p) == k for p, k in hit[0]):
+                return hit[1]
         ctx = _Ctx(agent, kwargs)
         text = self._top(ctx, name, as_json=False)
         stripped = _fence_body(text)
-        return self._result(ctx, stripped[0] if stripped else text)
+        rendered = self._result(ctx, stripped[0] if stripped else text)
+        if key is not None:
+            self._remember(key, rendered)
+        return rendered
+
+    def _remember(self, key: tuple[Any, ...], rendered: Rendered) -> None:
+        """Cache a render whose output depends only on its files and kwargs (no variables loader), valid
+        while every file it read keeps its (mtime, size); recently written files are never trusted."""
+        if any(s.via == "variables" for s in rendered.sources):
+            return
+        now = time.time_ns()
+        stamps = []
+        for source in rendered.sources:
+            k = _stat_key(source.path)
+            if k is None or now - k[0] < _RACY_NS:
+                return
+            stamps.append((source.path, k))
+        if len(self._renders) >= 512:
+            self._renders.pop(next(iter(self._renders)))
+        self._renders[key] = (tuple(stamps), rendered)
 
     def render_text(self, text: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a string as if it were a file above every prompt folder (no variables loader)."""

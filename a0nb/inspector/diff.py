@@ -17,6 +17,11 @@ class Change:
     diff: tuple[str, ...] = ()
 
     @property
+    def label(self) -> str:
+        """The part's label (the key without its kind prefix), with ` #n` for a repeated key."""
+        return self.key.split(":", 1)[-1]
+
+    @property
     def tokens_delta(self) -> int:
         return (self.new.tokens if self.new else 0) - (self.old.tokens if self.old else 0)
 

@@ -38,7 +38,7 @@ def root(body: str, title: str = "") -> str:
     """The outer panel every rendering sits in (explicit colours so dark themes keep the contrast)."""
     head = f'<div style="font-weight:600;font-size:14px;margin:0 0 6px 0">{esc(title)}</div>' if title else ""
     return (f'<div style="{FONT};color:{INK};background:{PAPER};border:1px solid {LINE};border-radius:6px;'
-            f'padding:10px 12px;max-width:1100px">{head}{body}</div>')
+            f'padding:10px 12px;margin:6px 0;max-width:1100px">{head}{body}</div>')
 
 
 def details(summary: str, body: str, open_: bool = False, level: int = 0) -> str:

@@ -7,20 +7,19 @@ from typing import Any, Sequence
 from .compose import Palette, history_tokens
 from .html import INK, LINE, MUTED, esc
 
-W, H = 660, 230
+W, H = 500, 210
 LEFT, RIGHT, TOP, BOTTOM = 58, 14, 26, 34
 FONT = "font-family=\"-apple-system,Segoe UI,Helvetica,Arial,sans-serif\""
 
 
 def _nice(maximum: int) -> int:
-    """A round axis top at or above `maximum`."""
+    """A round axis top at or above `maximum` whose quarters are round too."""
     if maximum <= 0:
-        return 10
-    step = 10 ** (len(str(int(maximum))) - 1)
-    for m in (1, 2, 2.5, 5, 10):
-        if m * step >= maximum:
-            return int(m * step)
-    return int(10 * step)
+        return 8
+    quarter = maximum / 4
+    scale = 10 ** (len(str(int(quarter))) - 1)
+    step = next(m * scale for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * scale >= quarter)
+    return int(4 * max(step, 1))
 
 
 def _frame(title: str, top: int, n: int) -> list[str]:

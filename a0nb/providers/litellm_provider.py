@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import threading
 from typing import Any, AsyncIterator
 
@@ -191,7 +190,7 @@ def _tool_calls(acc: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _rebuild(raw: list[Any], messages: list[dict[str, Any]]) -> Any:
     """litellm's own full response from the chunks (for pricing); None when litellm is not loaded or fails."""
-    litellm = sys.modules.get("litellm")
+    litellm = _LOADER.module  # never import just to price: the reply is complete without it
     if litellm is None or not raw:
         return None
     try:
@@ -202,7 +201,7 @@ def _rebuild(raw: list[Any], messages: list[dict[str, Any]]) -> Any:
 
 
 def _cost(response: Any) -> float | None:
-    litellm = sys.modules.get("litellm")
+    litellm = _LOADER.module
     if litellm is None or response is None:
         return None
     try:

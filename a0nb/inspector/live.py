@@ -1,0 +1,281 @@
+"""Live widgets while a turn runs: a transcript that streams reasoning, response and tool progress (coalesced to
+≤ 20 updates/s) and a tabbed inspector built on demand; `finish()` swaps both for the static `render_turn`."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any, Callable, Protocol
+
+from . import html as h
+from .base import PathStyle, Rendering
+from .panels import render_extensions, render_extras, render_history, render_prompt, render_skills, render_tools
+from .views import render_call, render_diff, render_turn, step_card
+
+TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff")
+TAIL = 3000      # streamed text shown live: the newest characters only, so each update stays small
+CAP = 2000       # per-field cap inside live step cards; the static rendering has everything
+
+
+class Throttle:
+    """Keeps the latest value per key and emits at most once per `interval` (trailing flush by timer)."""
+
+    def __init__(self, emit: Callable[[dict[str, Any]], None], interval: float = 0.05,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.emit, self.interval, self.clock = emit, interval, clock
+        self.flushes = 0
+        self._pending: dict[str, Any] = {}
+        self._last = float("-inf")
+        self._timer: threading.Timer | None = None
+        self._lock = threading.RLock()
+
+    def push(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._pending[key] = value
+            if self._timer is not None:
+                return
+            wait = self._last + self.interval - self.clock()
+            if wait <= 0:
+                self._flush()
+                return
+            timer = threading.Timer(wait, self._due)
+            timer.daemon = True
+            self._timer = timer
+            timer.start()
+
+    def _due(self) -> None:
+        with self._lock:
+            if self._timer is not threading.current_thread():
+                return  # cancelled by flush() while this one was waiting for the lock
+            self._timer = None
+            if self._pending:
+                self._flush()
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, {}
+        self._last = self.clock()
+        self.flushes += 1
+        self.emit(batch)
+
+    def flush(self) -> None:
+        """Emit what is pending now (end of a stream, before a discrete event)."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._pending:
+                self._flush()
+
+    def now(self, fn: Callable[[], None]) -> None:
+        """Run a discrete update in order with the stream: pending values first."""
+        with self._lock:
+            self.flush()
+            fn()
+
+
+class DisplaySink(Protocol):
+    def show(self, obj: Any, display_id: str) -> None: ...
+    def update(self, obj: Any, display_id: str) -> None: ...
+
+
+class IPythonDisplay:
+    """The real front end: IPython's display with a display_id, updated in place."""
+
+    def show(self, obj: Any, display_id: str) -> None:
+        from IPython.display import display
+        display(obj, display_id=display_id)
+
+    def update(self, obj: Any, display_id: str) -> None:
+        from IPython.display import update_display
+        update_display(obj, display_id=display_id)
+
+
+class LiveTurn:
+    """`LiveTurn(agent).start()`, then `agent.ask(...)`, then `.finish(turn)` (or use it as a context manager)."""
+
+    def __init__(self, agent: Any, *, display: DisplaySink | None = None, interval: float = 0.05) -> None:
+        self.agent = agent
+        self.display_id = f"a0nb-live-{uuid.uuid4().hex[:12]}"
+        self.sink = display or IPythonDisplay()
+        self.throttle = Throttle(self._apply, interval)
+        self.style = PathStyle.for_agent(agent)
+        self.sent = 0                 # characters assigned to widget traits (what the kernel sends)
+        self.view: Any = None
+        self._widgets: list[Any] = []
+        self._registered: list[tuple[str, str]] = []
+        self._stream: dict[str, str] = {}
+        self._tool_head = self._tool_args = ""
+        self._finished = False
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> "LiveTurn":
+        import ipywidgets as w
+        self.status = self._new(w.HTML, value=self._status_html("running"))
+        self.steps = self._new(w.VBox)
+        self.stream = self._new(w.HTML)
+        self.tool = self._new(w.HTML)
+        self.panes = [self._new(w.HTML, value=h.note("Open the tab to load it.")) for _ in TABS]
+        self.picker = {name: self._new(w.Dropdown, options=[], description="call") for name in ("Calls", "Diff")}
+        for name, dd in self.picker.items():
+            dd.observe(lambda change, n=name: self._load(TABS.index(n)), names="value")
+        children = [self._new(w.VBox, children=[self.picker[n], p]) if n in self.picker else p for n, p in zip(TABS, self.panes)]
+        self.tabs = self._new(w.Tab, children=children, titles=list(TABS))
+        self.tabs.observe(lambda change: self._load(change["new"]), names="selected_index")
+        self.drawer = self._new(w.Accordion, children=[self.tabs], titles=["Inspector"], selected_index=None)
+        self.drawer.observe(lambda change: self._load(self.tabs.selected_index), names="selected_index")
+        transcript = self._new(w.VBox, children=[self.status, self.steps, self.stream, self.tool])
+        self.view = self._new(w.VBox, children=[transcript, self.drawer])
+        self._register()
+        self.sink.show(self.view, self.display_id)
+        return self
+
+    def finish(self, turn: Any = None) -> Rendering:
+        """Stop listening and replace the live display by the static rendering of the turn."""
+        self.throttle.flush()
+        self._unregister()
+        turn = turn if turn is not None else (self.agent.turns[-1] if self.agent.turns else None)
+        rendering = render_turn(turn, agent=self.agent) if turn is not None else Rendering(
+            "no turn", h.root(h.note("The turn did not start.")))
+        self.sink.update(rendering, self.display_id)
+        if not self._finished:
+            for widget in reversed(self._widgets):
+                widget.close()  # nothing of the live view stays in the saved notebook
+            self._finished = True
+        return rendering
+
+    def __enter__(self) -> "LiveTurn":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        turn = getattr(exc[1], "turn", None) if exc[1] is not None else None
+        self.finish(turn)
+
+    # -- extensions -----------------------------------------------------------------------------
+    def _register(self) -> None:
+        suffix = self.display_id.replace("-", "_")
+        hooks: dict[str, tuple[str, Callable[..., Any]]] = {
+            # before _10_unmask_secrets (masked arguments are shown), after _10_mask_secrets (masked results)
+            "tool_execute_before": ("_00", self._on_tool_before), "tool_execute_after": ("_99", self._on_tool_after),
+            "reasoning_stream": ("_90", self._on_reasoning), "response_stream_chunk": ("_90", self._on_chunk),
+            "tool_output_update": ("_90", self._on_progress), "call_recorded": ("_90", self._on_record),
+        }
+        for point, (prefix, fn) in hooks.items():
+            name = f"{prefix}_{suffix}"
+            self.agent.register_extension(point, fn, name=name)
+            self._registered.append((point, name))
+
+    def _unregister(self) -> None:
+        for point, name in self._registered:
+            self.agent.extensions.unregister(point, name)
+        self._registered.clear()
+
+    def _on_reasoning(self, text: str) -> None:
+        self.throttle.push("reasoning", text)
+
+    def _on_chunk(self, stream_data: dict[str, Any]) -> None:
+        self.throttle.push("response", stream_data.get("full", ""))
+
+    def _on_progress(self, ctx: dict[str, Any]) -> None:
+        self.throttle.push("progress", str(ctx.get("content", "")))
+
+    def _on_tool_before(self, tool_args: dict[str, Any], tool_name: str) -> None:
+        self.throttle.now(lambda: self._tool_card(tool_name, tool_args, "", "running"))
+
+    def _on_tool_after(self, response: Any, tool_name: str) -> None:
+        self.throttle.now(lambda: self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done"))
+
+    def _on_record(self, record: Any) -> None:
+        self.throttle.now(lambda: self._recorded(record))
+
+    # -- widget updates (always under the throttle's lock) --------------------------------------------
+    def _set(self, widget: Any, name: str, value: Any) -> None:
+        self.sent += len(value) if isinstance(value, str) else 0
+        setattr(widget, name, value)
+
+    def _apply(self, batch: dict[str, Any]) -> None:
+        self._stream.update(batch)
+        mask = self.agent.mask
+        parts = []
+        if self._stream.get("reasoning"):
+            parts.append(h.details(h.muted("reasoning"), h.pre(mask(_tail(self._stream["reasoning"]))), open_=True))
+        if self._stream.get("response"):
+            parts.append(h.badge("streaming", "assistant") + h.pre(mask(_tail(self._stream["response"]))))
+        self._set(self.stream, "value", "".join(parts))
+        if "progress" in batch and self._tool_head:
+            self._set(self.tool, "value", self._tool_head + h.pre(mask(_tail(batch["progress"]))))
+
+    def _tool_card(self, name: str, args: dict[str, Any] | None, result: str, state: str) -> None:
+        if args is not None:
+            import json
+            self._tool_args = json.dumps(args, ensure_ascii=False, indent=1)[:CAP]
+        head = f"{h.badge(state, 'tool' if state == 'running' else 'ok')}{h.code(name)}" + h.pre(self._tool_args)
+        self._tool_head = head
+        body = h.collapsed(self.agent.mask(result), short=400, cap=CAP, label="result") if result else ""
+        self._set(self.tool, "value", h.details(head, body, open_=True) if body else head)
+
+    def _recorded(self, record: Any) -> None:
+        if record.role == "chat":
+            card = self._new(self._html_cls(), value=step_card(record, self.style, open_=False, cap=CAP))
+            self.sent += len(card.value)
+            self.steps.children = (*self.steps.children, card)
+            self._stream.clear()
+            self._tool_head = ""
+            self._set(self.stream, "value", "")
+            self._set(self.tool, "value", "")
+        self._set(self.status, "value", self._status_html(f"running · {len(self.agent.calls)} calls recorded"))
+        self._load(self.tabs.selected_index)  # only the open tab is rebuilt; the others load when opened
+
+    # -- inspector tabs, built when opened ------------------------------------------------------------
+    def _load(self, index: int | None) -> None:
+        if index is None or self._finished or self.drawer.selected_index != 0:
+            return
+        name = TABS[index]
+        builders: dict[str, Callable[[], Rendering]] = {
+            "Prompt": lambda: render_prompt(self.agent), "Extras": lambda: render_extras(self.agent),
+            "History": lambda: render_history(self.agent), "Skills": lambda: render_skills(self.agent),
+            "Tools": lambda: render_tools(self.agent), "Calls": self._call_view, "Diff": self._diff_view,
+        }
+        if name in self.picker:
+            self._refresh_picker(self.picker[name])
+        self._set(self.panes[index], "value", builders[name]().html)
+
+    def _refresh_picker(self, dd: Any) -> None:
+        options = [(f"#{c.index} {c.role}" + ("" if c.role == "chat" else f" ({c.purpose})"), c.index) for c in self.agent.calls]
+        if list(dd.options) != options:
+            value = dd.value if dd.value in [v for _, v in options] else (options[-1][1] if options else None)
+            with dd.hold_trait_notifications():
+                dd.options = options
+                dd.value = value
+
+    def _selected(self, name: str) -> Any:
+        value = self.picker[name].value
+        return next((c for c in self.agent.calls if c.index == value), None)
+
+    def _call_view(self) -> Rendering:
+        c = self._selected("Calls")
+        return render_call(c, agent=self.agent, cap=CAP, messages_limit=40) if c else Rendering("", h.note("No calls yet."))
+
+    def _diff_view(self) -> Rendering:
+        c = self._selected("Diff")
+        chats = [x for x in self.agent.calls if x.role == "chat" and c is not None and x.agent == c.agent and x.index < c.index]
+        if c is None or not chats:
+            return Rendering("", h.note("Pick a chat call that has an earlier call to compare with."))
+        return render_diff(chats[-1], c, agent=self.agent)
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def _new(self, cls: Any, **kwargs: Any) -> Any:
+        widget = cls(**kwargs)
+        self._widgets.append(widget)
+        return widget
+
+    @staticmethod
+    def _html_cls() -> Any:
+        import ipywidgets as w
+        return w.HTML
+
+    def _status_html(self, state: str) -> str:
+        return f'<div style="{h.FONT};color:{h.MUTED}">{h.badge("a0", "assistant")}{h.esc(state)}</div>'
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= TAIL else "…" + text[-TAIL:]

@@ -1,0 +1,191 @@
+"""The agent views: system prompt with per-section provenance, extras, history, skills, tools, extensions,
+search paths and diagnostics. Prompt and extras are read from the last chat call's record, not rebuilt."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import html as h
+from . import text as t
+from .base import PathStyle, Rendering
+from .views import compaction_card, content_text
+
+
+def last_chat(agent: Any) -> Any:
+    return next((c for c in reversed(agent.calls) if c.role == "chat"), None)
+
+
+def _simple(title: str, lines: list[str], body: str, meta: dict[str, Any] | None = None) -> Rendering:
+    return Rendering("\n".join(t.limit(lines)), h.root(body, title), meta or {})
+
+
+def _no_calls(title: str) -> Rendering:
+    return _simple(title, [f"{title}: no calls yet"], h.note("No model calls yet: ask the agent something first."))
+
+
+def render_prompt(agent: Any) -> Rendering:
+    """The system prompt of the last chat call, section by section, with files, roots, extension, overrides."""
+    c, style = last_chat(agent), PathStyle.for_agent(agent)
+    if c is None:
+        return _no_calls("System prompt")
+    system = [p for p in c.parts if p.kind == "system"]
+    lines = [f"System prompt of call #{c.index}: {t.plural(len(system), 'section')}, {sum(p.tokens for p in system):,} tokens"]
+    cards = []
+    for p in system:
+        lines.append(f"  {p.label.split(': ', 1)[-1]} · {p.tokens:,} tokens · {p.extension or 'no extension'}")
+        rows = [("extension", h.code(p.extension) if p.extension else h.muted("—")),
+                ("files", "<br>".join(h.esc(style(f)) for f in p.files) or h.muted("—"))]
+        if p.overrode:
+            rows.append(("overrode", "<br>".join(h.esc(x) for x in style.many(p.overrode))))
+        table = h.table(["", ""], [(h.muted(k), v) for k, v in rows], ("110px", ""))
+        summary = f"{h.badge('system', 'system')}<b>{h.esc(p.label.split(': ', 1)[-1])}</b> {h.muted(f'{p.tokens:,} tokens')}"
+        cards.append(h.details(summary, h.muted(style(p.source)) + table + h.collapsed(style(p.text), short=0, label="text")))
+    return _simple("System prompt", lines, "".join(cards) or h.note("The last call had no system sections."), {"call": c.index})
+
+
+def render_extras(agent: Any) -> Rendering:
+    """Each extras key of the last chat call: value, the hook that set it, persistent or temporary."""
+    c, style = last_chat(agent), PathStyle.for_agent(agent)
+    if c is None:
+        return _no_calls("Extras")
+    extras = [p for p in c.parts if p.kind == "extras"]
+    lines = [f"Extras of call #{c.index}: {t.plural(len(extras), 'key')}"]
+    rows = []
+    for p in extras:
+        key = p.label.split(": ", 1)[-1]
+        lines.append(f"  {key} ({p.origin}) ← {p.extension or 'outside an extension'}")
+        rows.append((h.code(key), h.collapsed(style(p.text), short=300), h.esc(style(p.source)),
+                     h.badge(p.origin, "tool" if p.origin == "persistent" else "warning"), f"{p.tokens:,}"))
+    body = h.table(["key", "value", "set by", "kind", "tokens"], rows, ("150px", "", "260px", "90px", "60px")) if rows \
+        else h.note("The last call carried no extras.")
+    return _simple("Extras", lines, body, {"call": c.index})
+
+
+def _topic_row(name: str, record: Any, counter: Any, biggest: int, style: PathStyle) -> tuple[str, str, int]:
+    tokens = record.tokens(counter)
+    messages = record.all_messages()
+    state = "summarised" if getattr(record, "summary", None) is not None else "raw"
+    colour = "#8fb339" if state == "summarised" else "#2da44e"
+    count = t.plural(len(messages), "message")
+    summary = (f"{h.badge(name, 'user' if state == 'raw' else 'tool')}{h.meter(tokens, biggest, colour)} "
+               f"{h.muted(f'{tokens:,} tokens · {count} · {state}')}")
+    if state == "summarised":
+        body = h.collapsed(style(record.summary), short=600, label="summary")
+    else:
+        body = "".join(f'<div style="margin:3px 0">{h.badge(m.role, "assistant" if m.ai else "user")}'
+                       f'{h.muted(f"{m.id} · {m.kind} · {m.tokens(counter):,} tokens")}'
+                       f'{h.collapsed(style(content_text(m.output_content())), short=300)}</div>' for m in messages[-200:])
+        if len(messages) > 200:
+            body = h.note(f"showing the last 200 of {len(messages):,} messages") + body
+    return summary, body, tokens
+
+
+def render_history(agent: Any) -> Rendering:
+    """Bulks and topics with token bars; the compaction events of the agent's turns as before → after."""
+    hist, style = agent.history, PathStyle.for_agent(agent)
+    counter = agent.shared.counter
+    records = [(f"bulk {i}", b) for i, b in enumerate(hist.bulks, 1)] + \
+              [(f"topic {i}", tp) for i, tp in enumerate(hist.topics, 1)] + [("current topic", hist.current)]
+    biggest = max((r.tokens(counter) for _, r in records), default=0)
+    total = hist.tokens(counter)
+    lines = [f"History: {t.plural(len(hist.bulks), 'bulk')}, {t.plural(len(hist.topics), 'sealed topic')}, "
+             f"{t.plural(len(hist.messages()), 'message')}, {total:,} tokens"]
+    cards = []
+    for name, rec in records:
+        summary, body, tokens = _topic_row(name, rec, counter, biggest, style)
+        lines.append(f"  {name}: {tokens:,} tokens")
+        cards.append(h.details(summary, body, open_=name == "current topic" and len(rec.all_messages()) <= 20))
+    events = [(turn.index, e) for turn in agent.turns for e in turn.compactions]
+    if events:
+        lines.append(f"  {t.plural(len(events), 'compaction')}")
+        cards.append(h.heading("Compactions") + "".join(
+            h.muted(f"turn {i}") + compaction_card(e, style) for i, e in events))
+    problems = hist.validate()
+    if problems:
+        cards.append(h.heading("Consistency problems") + "".join(h.banner(p, "warning") for p in problems))
+    return _simple("History", lines, "".join(cards))
+
+
+def render_skills(agent: Any) -> Rendering:
+    """Available skills with their root; the loaded ledger; recalled (extras) and reattached skills of the last call."""
+    style = PathStyle.for_agent(agent)
+    skills, loaded = agent.skills(), list(agent.loaded_skills())
+    c = last_chat(agent)
+    recalled = next((p for p in (c.parts if c else ()) if p.kind == "extras" and p.label.endswith(": relevant_skills")), None)
+    reattached = [p for p in (c.parts if c else ()) if p.kind == "skill"]
+    lines = [f"Skills: {len(skills)} available, {len(loaded)} loaded, {len(reattached)} reattached"]
+    rows = [(h.code(name) + (" " + h.badge("loaded", "ok") if name in loaded else ""), h.esc(s.root_label),
+             h.esc(t.one_line(s.description, 160)), h.muted(style(s.path))) for name, s in sorted(skills.items())]
+    body = [h.heading("Available"), h.table(["skill", "root", "description", "file"], rows, ("170px", "100px", "", ""))
+            if rows else h.note("No skills found in any skills/ folder.")]
+    body.append(h.heading("Loaded (oldest first)") + (h.esc(", ".join(loaded)) if loaded else h.muted("none")))
+    if recalled is not None:
+        body.append(h.heading(f"Recalled for call #{c.index} (extras relevant_skills)") + h.pre(style(recalled.text)))
+    if reattached:
+        used = sum(p.tokens for p in reattached)
+        body.append(h.heading(f"Reattached after compaction in call #{c.index} · {used:,} tokens") + h.table(
+            ["skill", "tokens", "source"], [(h.esc(p.label.split(': ', 1)[-1]), f"{p.tokens:,}", h.esc(style(p.source)))
+                                            for p in reattached]))
+        lines.append(f"  reattached: {', '.join(p.label.split(': ', 1)[-1] for p in reattached)} ({used:,} tokens)")
+    if loaded:
+        lines.append(f"  loaded: {', '.join(loaded)}")
+    return _simple("Skills", lines, "".join(body))
+
+
+def render_tools(agent: Any) -> Rendering:
+    """Each tool: kind, the root it came from, the lower copies it overrode, its description."""
+    style = PathStyle.for_agent(agent)
+    tools = agent.tools.available()
+    lines = [f"Tools: {len(tools)}"] + [f"  {n} ({i.kind}, {i.root_label})" for n, i in sorted(tools.items())]
+    rows = [(h.code(n), h.esc(i.kind), h.esc(i.root_label) + (f"<br>{h.muted(style(i.path))}" if i.path else ""),
+             "<br>".join(h.esc(x) for x in style.many(i.overrode)) or h.muted("—"), h.esc(t.one_line(i.description, 200)))
+            for n, i in sorted(tools.items())]
+    return _simple("Tools", lines, h.table(["tool", "kind", "root", "overrode", "description"], rows,
+                                          ("150px", "70px", "", "", "")))
+
+
+def render_extensions(agent: Any, point: str | None = None) -> Rendering:
+    """Every extension point in catalogue order with its resolved extensions (file, root, what it overrode)."""
+    from ..points import POINTS
+    style = PathStyle.for_agent(agent)
+    names = [point] if point else list(POINTS)
+    lines, cards = [f"Extensions at {point}" if point else f"Extensions: {len(names)} points"], []
+    for name in names:
+        infos = agent.extensions.resolve(name)
+        doc = POINTS[name].doc if name in POINTS else ""
+        if infos or point:
+            lines.append(f"  {name}: {', '.join(i.name for i in infos) or '—'}")
+        rows = [(h.code(i.name), h.esc(i.root_label) + (f"<br>{h.muted(style(i.path))}" if i.path else ""),
+                 "<br>".join(h.esc(x) for x in style.many(i.overrode)) or h.muted("—")) for i in infos]
+        summary = f"<b>{h.esc(name)}</b> {h.muted(t.plural(len(infos), 'extension'))}"
+        body = h.muted(doc) + (h.table(["extension", "root", "overrode"], rows, ("220px", "", "")) if rows else "")
+        cards.append(h.details(summary, body, open_=bool(point)))
+    return _simple("Extensions", lines, "".join(cards))
+
+
+def render_paths(agent: Any) -> Rendering:
+    """The search hierarchy, highest priority first; absolute paths go to metadata."""
+    style, roots = PathStyle.for_agent(agent), agent.paths
+    lines = [f"Search paths (profile {agent.profile}), highest priority first:"]
+    rows = []
+    for i, r in enumerate(roots, 1):
+        exists = r.path.is_dir()
+        lines.append(f"  {i:2d}. {r.label:<24} {style(r.path)}{'' if exists else '  (missing)'}")
+        rows.append((str(i), h.esc(r.label), h.code(style(r.path)), h.badge("present", "ok") if exists else h.muted("missing")))
+    body = h.table(["#", "root", "folder", ""], rows, ("30px", "170px", "", "80px")) + h.note(
+        "Folders are shown relative to the notebook folder (.); <a0nb> is the bundled defaults, $A0NB_HOME the user folder.")
+    return _simple("Search paths", lines, body, {"paths": [str(r.path) for r in roots]})
+
+
+def render_diagnostics(agent: Any) -> Rendering:
+    """Every load or render problem with the file, line, reason and fix."""
+    style = PathStyle.for_agent(agent)
+    items = list(agent.diagnostics)
+    lines = [f"Diagnostics: {len(items)}"] + [f"  {d.severity}: {style(d.path or '<a0nb>')}"
+                                                f"{':' + str(d.line) if d.line else ''}: {t.one_line(style(d.message), 80)}"
+                                                for d in items]
+    rows = [(h.badge(d.severity, d.severity), h.esc(d.area),
+             h.code(style(d.path)) + (f":{d.line}" if d.line else "") if d.path else h.muted("—"),
+             h.esc(style(d.message)) + (f"<br>{h.muted('fix: ' + style(d.fix))}" if d.fix else "")) for d in items]
+    body = h.table(["severity", "area", "where", "problem"], rows, ("80px", "90px", "", "")) if rows \
+        else h.note("No diagnostics: every prompt, extension, tool and skill loaded cleanly.")
+    return _simple("Diagnostics", lines, body)

@@ -1,0 +1,89 @@
+"""Deterministic text/plain summaries of turns, calls and diffs (what nbval compares and a terminal shows):
+short, no timings, ids or costs."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .compose import family
+from .diff import CallDiff
+
+MAX_LINES = 12
+
+
+def one_line(value: object, width: int = 90) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def args_text(args: dict[str, Any], width: int = 70) -> str:
+    return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()), width)
+
+
+def status(turn: Any) -> str:
+    return "interrupted" if turn.interrupted else ("error" if turn.error else "ok")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def limit(lines: list[str], head: int = 1) -> list[str]:
+    """Keep the summary short: the first lines, then a count of the rest."""
+    if len(lines) <= MAX_LINES:
+        return lines
+    return lines[: MAX_LINES - 1] + [f"  … {len(lines) - MAX_LINES + 1} more"]
+
+
+def kinds_line(record: Any) -> str:
+    totals: dict[str, int] = {}
+    for bucket, tokens in record.composition().items():
+        fam = family(bucket)
+        name = {"raw": "history", "summarised": "summarised history", "persistent": "extras",
+                "temporary": "extras", "skill": "skills"}.get(fam, fam)
+        totals[name] = totals.get(name, 0) + tokens
+    return " · ".join(f"{k} {v:,}" for k, v in totals.items())
+
+
+def turn_text(turn: Any) -> str:
+    chat = [c for c in turn.calls if c.role == "chat"]
+    head = (f"Turn {turn.index} · {status(turn)} · {plural(len(turn.calls), 'model call')} · "
+            f"{plural(len(turn.steps), 'step')}" + (f" · {plural(len(turn.compactions), 'compaction')}" if turn.compactions else ""))
+    lines = [head, f"  user: {one_line(turn.message, 80)}"]
+    for c in chat:
+        req = c.tool_request
+        if req:
+            lines.append(f"  #{c.index} {one_line(req.get('headline', ''), 40)} → {req.get('tool_name', '')}"
+                         f"({args_text(req.get('tool_args', {}), 50)})")
+        else:
+            lines.append(f"  #{c.index} " + (f"error: {one_line(c.error, 60)}" if c.error else "no valid tool request"))
+    lines = limit(lines)
+    if turn.error:
+        lines.append(f"error: {one_line(turn.error, 100)}")
+    if turn.text:
+        lines.append(f"answer: {one_line(turn.text, 100)}")
+    return "\n".join(lines)
+
+
+def call_text(record: Any) -> str:
+    who = f"{record.role}" + (f" ({record.purpose})" if record.role != "chat" else "")
+    lines = [f"Call #{record.index} · {who} · {record.model or 'no model'} · {plural(len(record.messages), 'message')}"
+             f" · {plural(len(record.parts), 'part')} · {record.tokens:,} tokens",
+             f"  {kinds_line(record)}"]
+    if record.tool_request:
+        lines.append(f"  → {record.tool_request.get('tool_name', '')}({args_text(record.tool_request.get('tool_args', {}))})")
+    elif record.response:
+        lines.append(f"  reply: {one_line(record.response, 80)}")
+    if record.error:
+        lines.append(f"  error: {one_line(record.error, 90)}")
+    return "\n".join(lines)
+
+
+def diff_text(d: CallDiff) -> str:
+    head = (f"Call #{d.b.index} vs #{d.a.index}: {d.messages_delta:+d} messages, {d.tokens_delta:+,} tokens; "
+            f"{len(d.appeared)} appeared, {len(d.vanished)} vanished, {len(d.changed)} changed, {d.unchanged} unchanged")
+    lines = [head]
+    lines += [f"  + {c.label} ({c.new.tokens:,})" for c in d.appeared]
+    lines += [f"  - {c.label} ({c.old.tokens:,})" for c in d.vanished]
+    lines += [f"  ~ {c.label} ({c.tokens_delta:+,})" for c in d.changed]
+    return "\n".join(limit(lines))

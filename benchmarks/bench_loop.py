@@ -1,0 +1,56 @@
+"""Framework overhead per loop iteration with the scripted model (no model latency), default
+extensions, and N history messages already in place. Prints median/min/max per N."""
+from __future__ import annotations
+
+import json
+import statistics as st
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from a0nb import Agent  # noqa: E402
+from a0nb.testing import answer, tool_reply  # noqa: E402
+
+STEPS = 20
+
+
+def make_agent(folder: Path, history: int) -> Agent:
+    replies = [tool_reply("noop", i=i) for i in range(STEPS - 1)] + [answer("done")]
+    agent = Agent(folder, model=replies * 50, settings={"ctx_length": 10_000_000})
+    agent.register_tool(lambda i=0: "ok", name="noop")
+    for i in range(history // 2):
+        agent.history.add(False, {"user_message": f"question {i} " + "words " * 20}, "user")
+        agent.history.add(True, tool_reply("noop", i=i), "ai")
+    return agent
+
+
+def per_step(agent: Agent) -> float:
+    stamps: list[float] = []
+    agent.register_extension("chat_model_call_before", lambda: stamps.append(time.perf_counter()), name="stamp")
+    agent.ask("go")
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    return st.median(gaps)
+
+
+def main() -> dict[str, dict[str, float]]:
+    results: dict[str, dict[str, float]] = {}
+    sizes = [int(a) for a in sys.argv[1:]] or [10, 200, 1000]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for n in sizes:
+            runs = []
+            for _ in range(7):
+                agent = make_agent(folder, n)
+                runs.append(per_step(agent) * 1000)
+            results[str(n)] = {"median_ms": st.median(runs), "min_ms": min(runs), "max_ms": max(runs)}
+            print(f"history {n:6d}: per step median {st.median(runs):.3f} ms (min {min(runs):.3f}, max {max(runs):.3f}, n=7x{STEPS})")
+    return results
+
+
+if __name__ == "__main__":
+    out = main()
+    if "--json" in sys.argv:
+        print(json.dumps(out))
