@@ -63,6 +63,8 @@ class DirtyJson:
         self._stack: list[_Frame] = []
         self._pending = -1  # start of an incomplete token in _buf
         self._undo_record: tuple[Any, ...] | None = None
+        # An open string is scanned once: (absolute start, offset scanned so far, text decoded so far).
+        self._scan: tuple[int, int, str] = (-1, 0, "")
 
     def feed(self, text: str) -> Any:
         if self.completed or self.too_deep:
@@ -101,7 +103,7 @@ class DirtyJson:
             return -1
         i = found.start()
         if buf[i] == '"':
-            read = _read_string(buf, i)
+            read = self._string(buf, i)
             if read is None:
                 self._pending = i
                 return -1
@@ -139,7 +141,7 @@ class DirtyJson:
                 self._doubled = True
             return i + 1
         if c in _QUOTES:
-            read = _read_string(buf, i)
+            read = self._string(buf, i)
         else:
             match = _UNQUOTED_KEY.match(buf, i)
             read = (match.group().strip(), match.end()) if match.end() < len(buf) else None
@@ -167,7 +169,7 @@ class DirtyJson:
             _put(frame, child)
             self._stack.append(_Frame(child))
             return i + 1
-        read = _read_string(buf, i) if c in _QUOTES else _read_bare(buf, i)
+        read = self._string(buf, i) if c in _QUOTES else _read_bare(buf, i)
         if read is None:
             self._pending = i
             return -1
@@ -196,17 +198,38 @@ class DirtyJson:
         self.end = self._offset + i
         return i
 
+    def _string(self, buf: str, i: int) -> tuple[str, int] | None:
+        """(text, index after the closing quote), or None when the string is not closed yet."""
+        q, n = buf[i], len(buf)
+        token, scanned, text = self._scan
+        if token != self._offset + i:
+            scanned, text = 0, ""
+        if buf.startswith(q * 3, i):
+            end = buf.find(q * 3, max(i + 3, i + scanned - 2))
+            if end < 0:
+                self._scan = (self._offset + i, n - i, "")
+                return None
+            return buf[i + 3:end].strip(), end + 3
+        if i + 2 == n and buf.startswith(q * 2, i):
+            return None  # could still become a triple quote
+        start = i + max(scanned, 1)
+        end = _RUNS[q].match(buf, start).end()  # type: ignore[union-attr]
+        if end < n and buf[end] == q:
+            return _decode(buf[i + 1:end], q), end + 1
+        self._scan = (self._offset + i, end - i, text + _decode(buf[start:end], q))
+        return None
+
     # -- partial values shown between feeds --------------------------------------------------
 
     def _provide(self, start: int) -> None:
         buf = self._buf
         if not self._stack:
             if start >= 0 and not self._started:
-                self.value = _partial_string(buf, start)
+                self.value = self._partial_value(buf, start)
                 self._undo_record = ("root",)
             return
         frame = self._stack[-1]
-        value = _partial_value(buf, start) if start >= 0 and frame.state != _KEY else None
+        value = self._partial_value(buf, start) if start >= 0 and frame.state != _KEY else None
         if frame.is_dict and frame.state in (_COLON, _VALUE):
             box: dict[str, Any] = frame.box  # type: ignore[assignment]
             self._undo_record = (box, frame.key, frame.key in box, box.get(frame.key))
@@ -215,122 +238,7 @@ class DirtyJson:
             frame.box.append(value)  # type: ignore[union-attr]
             self._undo_record = (frame.box,)
 
-    def _undo_provisional(self) -> None:
-        record, self._undo_record = self._undo_record, None
-        if record is None:
-            return
-        if record[0] == "root":
-            self.value = None
-        elif len(record) == 1:
-            record[0].pop()
-        elif record[2]:
-            record[0][record[1]] = record[3]
-        else:
-            del record[0][record[1]]
-
-
-def _put(frame: _Frame, value: Any) -> None:
-    if frame.is_dict:
-        frame.box[frame.key] = value  # type: ignore[index]
-    else:
-        frame.box.append(value)  # type: ignore[union-attr]
-    frame.state = _COMMA
-
-
-def _skip_blank(buf: str, i: int) -> int:
-    """Index of the next meaningful character; -1 if an unfinished comment runs to the end."""
-    n = len(buf)
-    while i < n:
-        c = buf[i]
-        if c.isspace():
-            i = _BLANK.match(buf, i).end()  # type: ignore[union-attr]
-        elif c != "/":
-            return i
-        elif i + 1 >= n:
-            return -1
-        elif buf[i + 1] == "/":
-            j = buf.find("\n", i + 2)
-            if j < 0:
-                return -1
-            i = j + 1
-        elif buf[i + 1] == "*":
-            j = buf.find("*/", i + 2)
-            if j < 0:
-                return -1
-            i = j + 2
-        else:
-            return i
-    return i
-
-
-def _read_string(buf: str, i: int) -> tuple[str, int] | None:
-    """(text, index after the closing quote), or None when the string is not closed yet."""
-    q = buf[i]
-    if buf.startswith(q * 3, i):
-        end = buf.find(q * 3, i + 3)
-        return None if end < 0 else (buf[i + 3:end].strip(), end + 3)
-    if buf.startswith(q * 2, i) and i + 2 == len(buf):
-        return None  # could still become a triple quote
-    body = _RUNS[q].match(buf, i + 1)
-    end = body.end()  # type: ignore[union-attr]
-    if end >= len(buf) or buf[end] != q:
-        return None
-    return _decode(body.group(), q), end + 1  # type: ignore[union-attr]
-
-
-def _partial_string(buf: str, i: int) -> str:
-    q = buf[i]
-    if buf.startswith(q * 3, i):
-        return buf[i + 3:].strip()
-    return _decode(_RUNS[q].match(buf, i + 1).group(), q)  # type: ignore[union-attr]
-
-
-def _decode(body: str, quote: str) -> str:
-    if "\\" not in body:
-        return body
-    if quote == '"':
-        try:
-            return json.loads(f'"{body}"', strict=False)  # type: ignore[no-any-return]
-        except ValueError:
-            pass  # an escape JSON rejects: decode by hand below
-    return _ESCAPE.sub(_unescape, body)
-
-
-def _unescape(match: re.Match[str]) -> str:
-    high, low, code, char = match.groups()
-    if high:
-        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
-    if code:
-        return chr(int(code, 16))
-    if char == "u":
-        return "\\u"  # not four hex digits: keep it as written
-    return _SIMPLE_ESCAPES.get(char, char)
-
-
-def _read_bare(buf: str, i: int) -> tuple[Any, int] | None:
-    """A number, keyword or unquoted string at i, or None if it may continue past the end."""
-    n = len(buf)
-    for pattern in (_NUMBER, _WORD):
-        match = pattern.match(buf, i)
-        if match is None:
-            continue
-        end = match.end()
-        if end >= n:
-            return None
-        if buf[end].isspace() or buf[end] in ",:}]/":
-            value = _scalar(match.group())
-            if pattern is _NUMBER or not isinstance(value, str):
-                return value, end
-    match = _UNQUOTED.match(buf, i)
-    end = match.end()  # type: ignore[union-attr]
-    return None if end >= n else (_scalar(match.group()), end)  # type: ignore[union-attr]
-
-
-def _partial_value(buf: str, i: int) -> Any:
-    return _partial_string(buf, i) if buf[i] in _QUOTES else _scalar(buf[i:])
-
-
-def _scalar(text: str) -> Any:
+    def _scalar(text: str) -> Any:
     text = text.strip()
     word = text.lower()
     if word in _WORDS:

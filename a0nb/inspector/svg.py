@@ -75,10 +75,18 @@ def composition_chart(records: Sequence[Any], palette: Palette | None = None) ->
 
 
 def place_compactions(values: Sequence[int], events: Sequence[Any]) -> list[int]:
-    """Slot (0..n) before which each compaction happened: where history shrank, the rest before call 1."""
-    drops = [j for j in range(1, len(values)) if values[j] < values[j - 1]]
-    front = max(0, len(events) - len(drops))
-    return [0] * front + drops[len(drops) - (len(events) - front):] if events else []
+    """Slot (0..n-1) of the call each compaction ran before: in order, the call whose history size is
+    closest to the event's `tokens_after` (compaction runs while that call's prompt is prepared)."""
+    out, start = [], 0
+    for e in events:
+        after = int(getattr(e, "tokens_after", 0) or 0)
+        if start >= len(values):
+            out.append(max(0, len(values) - 1))
+            continue
+        j = min(range(start, len(values)), key=lambda k: (abs(values[k] - after), k))
+        out.append(j)
+        start = j
+    return out
 
 
 def history_chart(records: Sequence[Any], compactions: Sequence[Any] = ()) -> str:

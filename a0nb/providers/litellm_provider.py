@@ -58,8 +58,19 @@ def warm_import_in_background() -> None:
 
 
 def _get(obj: Any, key: str) -> Any:
-    # chunks are litellm objects live and plain dicts when read back from fixtures or cassettes
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+    """One field of a chunk part: a plain dict (fixtures, cassettes) or a litellm/pydantic object.
+
+    The hot path reads pydantic storage directly (fields in `__dict__`, litellm's undeclared delta fields
+    in `__pydantic_extra__`): plain attribute access on litellm's models costs ~4 us, ~40x more."""
+    if isinstance(obj, dict):
+        return obj.get(key)
+    fields = getattr(obj, "__dict__", None)
+    if fields is not None and key in fields:
+        return fields[key]
+    if hasattr(obj, "__pydantic_fields__"):
+        extra = obj.__pydantic_extra__
+        return extra.get(key) if extra else None
+    return getattr(obj, key, None)
 
 
 def _plain(value: Any) -> dict[str, Any]:

@@ -1,0 +1,686 @@
+"""The notebook layer: `%load_ext a0nb`, the `%a0` / `%%a0` magic (subcommands from one table), its
+traitlets config `A0` (`%config A0.model = ...`, env `A0NB_*` as defaults). A thin adapter over `Agent`."""
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import re
+import shlex
+import sys
+import typing
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Callable
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from traitlets import Bool, Enum, Float, Int, Unicode, default, observe
+from traitlets.config import Configurable
+
+from .chat import ChatMode
+from .errors import A0Error, ConfigError
+from .settings import Settings
+
+FORMATS = ("markdown", "text", "html", "json", "code")
+_FIELD = re.compile(r"\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\}")
+_FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
+_AT_PATH = re.compile(r"(?<!\S)@([\w\-./~]+)")
+
+
+# -- configuration ---------------------------------------------------------------------------------
+
+def _env(name: str) -> str | None:
+    return os.environ.get("A0NB_" + name.upper()) or None
+
+
+def _setting_trait(name: str, kind: Any) -> Any:
+    args = typing.get_args(kind)
+    help_ = f"agent setting `{name}` (default: env A0NB_{name.upper()}, then the lower layers)"
+    literal = next((a for a in (kind, *args) if typing.get_origin(a) is typing.Literal), None)
+    if literal is not None:
+        return Enum(typing.get_args(literal), default_value=None, allow_none=True, config=True, help=help_)
+    base = next((a for a in (kind, *args) if a in (int, float, str)), str)
+    trait = {int: Int, float: Float, str: Unicode}[base]
+    return trait(default_value=None, allow_none=True, config=True, help=help_)
+
+
+def _env_default(name: str) -> Any:
+    def read(self: Configurable) -> Any:
+        value = _env(name)
+        if value is None:
+            return None
+        from .settings import _coerce
+        return _coerce(name, value)
+    return default(name)(read)
+
+
+def _build_config_class() -> type:
+    """`A0`: one config trait per `Settings` field (so new settings appear here by themselves)."""
+    hints = typing.get_type_hints(Settings)
+    body: dict[str, Any] = {"__doc__": "Configuration of the %a0 magic: `%config A0.model = '...'`, `c.A0.*`."}
+    names = [f.name for f in fields(Settings)]
+    for name in names:
+        body[name] = _setting_trait(name, hints[name])
+        body[f"_default_{name}"] = _env_default(name)
+    body["profile"] = Unicode("default", config=True, help="agent profile (env A0NB_PROFILE)")
+    body["_default_profile"] = default("profile")(lambda self: _env("profile") or "default")
+    body["format"] = Enum(FORMATS, "markdown", config=True, help="how %a0 ask shows the answer (env A0NB_FORMAT)")
+    body["_default_format"] = default("format")(lambda self: _env("format") or "markdown")
+    body["chat"] = Bool(False, config=True, help="chat mode: a plain cell is a message (env A0NB_CHAT)")
+    body["_default_chat"] = default("chat")(lambda self: (_env("chat") or "0").lower() in ("1", "true", "on", "yes"))
+    body["__init__"] = _config_init
+    body["_remember"] = observe(*names)(_remember)
+    return type("A0", (Configurable,), body)
+
+
+def _config_init(self: Any, **kwargs: Any) -> None:
+    self.explicit = {}  # settings set by %config / c.A0 / %a0 model: the `magic` layer of Settings
+    Configurable.__init__(self, **kwargs)
+
+
+def _remember(self: Any, change: Any) -> None:
+    if change["new"] is None:
+        self.explicit.pop(change["name"], None)
+    else:
+        self.explicit[change["name"]] = change["new"]
+
+
+A0 = _build_config_class()
+
+
+# -- subcommands -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sub:
+    usage: str
+    summary: str
+
+
+SUBCOMMANDS: dict[str, Sub] = {
+    "ask": Sub("%a0 ask [-f FORMAT] [--model SPEC] [--profile NAME] [--no-history] [-o NAME] [-i] TEXT",
+               "send a message to the agent (or write a %%a0 cell)"),
+    "model": Sub("%a0 model [SPEC]", "show or set the chat model (litellm id, scripted:FILE, replay:FILE)"),
+    "utility": Sub("%a0 utility [SPEC]", "show or set the utility model (summaries, compaction)"),
+    "profile": Sub("%a0 profile [NAME]", "list profiles, or switch to one"),
+    "reset": Sub("%a0 reset", "forget the conversation (history, turns, call records)"),
+    "inspect": Sub("%a0 inspect [N] [--diff M] [--export PATH]",
+                   "show model call N (default: the last), diff it with call M, or export the trace"),
+    "prompt": Sub("%a0 prompt", "the system prompt, section by section, with where each part came from"),
+    "extras": Sub("%a0 extras", "the extras (temporary and persistent) of the last call"),
+    "history": Sub("%a0 history", "the conversation history as the model sees it"),
+    "skills": Sub("%a0 skills", "the skills found in the hierarchy"),
+    "tools": Sub("%a0 tools", "the tools found in the hierarchy"),
+    "extensions": Sub("%a0 extensions [POINT]", "extensions per point (or for one point)"),
+    "paths": Sub("%a0 paths", "the search hierarchy, highest priority first"),
+    "diagnostics": Sub("%a0 diagnostics", "problems found while loading files"),
+    "record": Sub("%a0 record CASSETTE", "record the current model's calls into CASSETTE"),
+    "replay": Sub("%a0 replay CASSETTE", "answer from CASSETTE instead of the model"),
+    "live": Sub("%a0 live", "back to the real model after record/replay"),
+    "chat": Sub("%a0 chat on|off", "chat mode: a plain cell is a message to the agent; %%python runs code"),
+    "template": Sub("%a0 template NAME", "insert a feature plugin's template as the next cell"),
+    "help": Sub("%a0 help", "this help"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one-line UsageErrors instead of exits."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def exit(self, status: int = 0, message: str | None = None) -> typing.NoReturn:
+        raise UsageError(message or f"{self.prog}: bad arguments")
+
+
+def _ask_parser(prog: str) -> _Parser:
+    p = _Parser(prog=prog, add_help=False)
+    p.add_argument("-f", "--format", choices=FORMATS)
+    p.add_argument("--model")
+    p.add_argument("--profile")
+    p.add_argument("--no-history", action="store_true")
+    p.add_argument("-o", "--output", metavar="NAME")
+    p.add_argument("-i", "--interpolate", action="store_true")
+    return p
+
+
+_VALUED = {"-f", "--format", "--model", "--profile", "-o", "--output"}
+
+
+def split_options(text: str) -> tuple[list[str], str]:
+    """Leading `-x` words of a line (and their values); the rest stays raw text (quotes, braces)."""
+    tokens: list[str] = []
+    pos = 0
+    word = re.compile(r"\s*(\S+)")
+    while (m := word.match(text, pos)) and m.group(1).startswith("-") and m.group(1) != "-":
+        pos = m.end()
+        if m.group(1) == "--":
+            break
+        tokens.append(m.group(1))
+        if m.group(1) in _VALUED and (v := word.match(text, pos)):
+            tokens.append(v.group(1))
+            pos = v.end()
+    return tokens, text[pos:].strip()
+
+
+def interpolate(text: str, namespace: dict[str, Any]) -> str:
+    """`{name}` / `{name.attr}` from the namespace; any other brace is left as written."""
+    def sub(m: re.Match[str]) -> str:
+        head, *attrs = m.group(1).split(".")
+        if head not in namespace:
+            return m.group(0)
+        value = namespace[head]
+        for attr in attrs:
+            if not hasattr(value, attr):
+                return m.group(0)
+            value = getattr(value, attr)
+        return str(value)
+    return _FIELD.sub(sub, text)
+
+
+def help_text() -> str:
+    width = 42
+    lines = ["a0nb — Agent Zero in the notebook.", "",
+             f"{'%%a0 [options]':<{width}}  (cell) the cell is the message; options as for `ask`"]
+    for s in SUBCOMMANDS.values():
+        lines.append(f"{s.usage:<{width}}  {s.summary}" if len(s.usage) <= width else f"{s.usage}\n{'':<{width}}  {s.summary}")
+    lines += ["", "Formats: " + ", ".join(FORMATS) + ". `-i` fills {name} from your variables.",
+              "Configure with %config A0.<setting> = ... (or env A0NB_<SETTING>); `%config A0` lists them.",
+              "`%a0 <subcommand> --help` shows one subcommand."]
+    return "\n".join(lines)
+
+
+# -- the magics ------------------------------------------------------------------------------------
+
+@magics_class
+class A0Magics(Magics):
+    """The `%a0` magic. State (agent, config, chat mode, completion hooks) lives on this instance."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.options = A0(parent=shell)
+        self.chat = ChatMode(shell)
+        self._agent: Any = None
+        self._live_spec: str | None = None
+        self._uninstall: Callable[[], None] | None = None
+        self.options.observe(self._profile_changed, names=["profile"])
+        self.options.observe(self._chat_changed, names=["chat"])
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def install(self) -> None:
+        from .completion import install
+        if self.options not in self.shell.configurables:
+            self.shell.configurables.append(self.options)
+        self._uninstall = install(self.shell, self)
+        if self.options.chat:
+            self.chat.enable()
+
+    def uninstall(self) -> None:
+        self.chat.disable()
+        if self._uninstall is not None:
+            self._uninstall()
+            self._uninstall = None
+        for obj in (self.options, self):
+            while obj in self.shell.configurables:
+                self.shell.configurables.remove(obj)
+        if self._agent is not None:
+            self._agent.shared.bridge.close()
+
+    # -- the agent ----------------------------------------------------------------------------
+    @property
+    def agent(self) -> Any:
+        """The agent of this notebook, created on first use in the kernel's folder and namespace."""
+        if self._agent is None:
+            from .agent import Agent
+            agent = Agent(os.getcwd(), namespace=self.shell.user_ns)
+            if self.options.profile != agent.profile:
+                self._set_profile(agent, self.options.profile)
+            self._agent = agent
+        self._sync(self._agent)
+        return self._agent
+
+    def _sync(self, agent: Any, **overrides: Any) -> None:
+        """Write the `%config` layer into the agent (approval defaults to what the front end allows)."""
+        layer = dict(self.options.explicit)
+        if "approval" not in layer and not os.environ.get("A0NB_APPROVAL"):
+            layer["approval"] = "ask" if self._stdin_allowed() else "deny"
+        layer.update({k: v for k, v in overrides.items() if v is not None})
+        if layer != agent.shared.magic_settings:
+            agent.shared.magic_settings.clear()
+            agent.shared.magic_settings.update(layer)
+
+    def _parent_content(self) -> dict[str, Any] | None:
+        kernel = getattr(self.shell, "kernel", None)
+        if kernel is None or not hasattr(kernel, "get_parent"):
+            return None
+        parent = kernel.get_parent() or {}
+        return parent.get("content") or {}
+
+    def _stdin_allowed(self) -> bool:
+        content = self._parent_content()
+        if content is None:
+            return bool(getattr(sys.stdin, "isatty", lambda: False)())
+        return bool(content.get("allow_stdin", False))
+
+    def interactive(self) -> bool:
+        """Live widgets only in a front end: a kernel whose request allows stdin (nbclient/nbval do not)."""
+        if os.environ.get("A0NB_STATIC", "") not in ("", "0"):
+            return False
+        content = self._parent_content()
+        return bool(content and content.get("allow_stdin", False))
+
+    def _set_profile(self, agent: Any, name: str) -> None:
+        try:
+            agent.set_profile(name)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _profile_changed(self, change: Any) -> None:
+        if self._agent is not None and change["new"] != self._agent.profile:
+            self._set_profile(self._agent, change["new"])
+
+    def _chat_changed(self, change: Any) -> None:
+        (self.chat.enable if change["new"] else self.chat.disable)()
+
+    # -- the magic ----------------------------------------------------------------------------
+    @no_var_expand
+    @line_cell_magic
+    def a0(self, line: str, cell: str | None = None) -> None:
+        if cell is not None:
+            return self._guard(self.ask_cell, line, cell)
+        name, _, rest = line.strip().partition(" ")
+        if not name:
+            print(help_text())
+            return None
+        if name not in SUBCOMMANDS:
+            raise UsageError(f"unknown subcommand {name!r}; valid: {', '.join(SUBCOMMANDS)} (see %a0 help)")
+        rest = rest.strip()
+        if rest in ("--help", "-h"):
+            print(f"{SUBCOMMANDS[name].usage}\n    {SUBCOMMANDS[name].summary}")
+            return None
+        return self._guard(getattr(self, f"sub_{name}"), rest)
+
+    def _guard(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except UsageError:
+            raise
+        except A0Error as exc:
+            self.show_error(exc)
+
+    # -- asking -------------------------------------------------------------------------------
+    def sub_ask(self, rest: str) -> None:
+        tokens, text = split_options(rest)
+        self._ask(_ask_parser("%a0 ask").parse_args(tokens), text)
+
+    def ask_cell(self, line: str, cell: str) -> None:
+        try:
+            tokens = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"%%a0: {exc}") from None
+        if tokens[:1] == ["ask"]:
+            tokens = tokens[1:]
+        if tokens in (["--help"], ["-h"]):
+            print(SUBCOMMANDS["ask"].usage.replace("%a0 ask", "%%a0") + "\n    the cell body is the message")
+            return
+        self._ask(_ask_parser("%%a0").parse_args(tokens), cell)
+
+    def _ask(self, opts: argparse.Namespace, text: str) -> None:
+        if opts.interpolate:
+            text = interpolate(text, self.shell.user_ns)
+        if not text.strip():
+            raise UsageError("%a0 ask needs a message (%a0 ask TEXT, or a %%a0 cell)")
+        agent = self.agent
+        previous = agent.profile
+        if opts.profile:
+            self._set_profile(agent, opts.profile)
+        self._sync(agent, model=opts.model)
+        try:
+            self._run_turn(agent, opts, text)
+        finally:
+            self._sync(agent)
+            if opts.profile and agent.profile != previous:
+                agent.set_profile(previous)
+
+    def _run_turn(self, agent: Any, opts: argparse.Namespace, text: str) -> None:
+        attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
+        live = self._start_live(agent)
+        try:
+            turn = agent.ask(text, attachments=attachments, history=not opts.no_history)
+        except A0Error as exc:
+            self._finish(live, opts, agent.turns[-1] if agent.turns else None)
+            self.show_error(exc)
+            return
+        except KeyboardInterrupt:
+            # a second interrupt while the turn was winding down: stop it and keep the notebook usable
+            agent.interrupt()
+            self._finish(live, opts, agent.turns[-1] if agent.turns else None)
+            self.show_error(A0Error("interrupted; the turn stops at its next checkpoint"))
+            return
+        self._finish(live, opts, turn)
+        self.show_turn(turn, opts.format or self.options.format, live is not None)
+
+    def _start_live(self, agent: Any) -> Any:
+        if not self.interactive():
+            return None
+        try:
+            from .inspector.live import LiveTurn
+        except ImportError:
+            return None
+        live = LiveTurn(agent)
+        live.start()
+        return live
+
+    def _finish(self, live: Any, opts: argparse.Namespace, turn: Any) -> None:
+        if opts.output and turn is not None:
+            self.shell.user_ns[opts.output] = turn
+        if live is not None and turn is not None:
+            live.finish(turn)
+
+    # -- output -------------------------------------------------------------------------------
+    def publish(self, obj: Any, metadata: dict[str, Any] | None = None) -> None:
+        """Display a rendering object (or a raw bundle) with `a0` metadata, through this shell."""
+        if isinstance(obj, dict):
+            data, md = obj, {}
+        else:
+            data, md = self.shell.display_formatter.format(obj)
+        md = dict(md or {})
+        if metadata:
+            md["a0"] = {**(md.get("a0") or {}), **metadata}
+        self.shell.display_pub.publish(data=data, metadata=md)
+
+    def show_error(self, exc: BaseException) -> None:
+        message = str(exc).strip() or type(exc).__name__
+        first, _, more = message.partition("\n")
+        line = f"{type(exc).__name__}: {first}"
+        extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
+        self.publish({"text/plain": line, "text/html": f'<div class="a0-error" style="color:#b00020">'
+                      f"<b>{html.escape(type(exc).__name__)}</b>: {html.escape(first)}{extra}</div>"},
+                     {"error": type(exc).__name__})
+
+    def note(self, text: str) -> None:
+        self.publish({"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"})
+
+    def show_turn(self, turn: Any, fmt: str, live_shown: bool) -> None:
+        meta = _turn_metadata(self.agent, turn)
+        answer = turn.text
+        if fmt == "markdown":
+            if not live_shown:
+                self.publish(render("render_turn", turn), meta)
+        elif fmt == "text":
+            self.publish({"text/plain": answer}, meta)
+        elif fmt == "html":
+            self.publish({"text/html": answer, "text/plain": answer}, meta)
+        elif fmt == "json":
+            self._show_json(answer, meta)
+        else:
+            code = _code_of(answer)
+            self.shell.set_next_input(code, replace=False)
+            self.publish({"text/plain": "a0: the answer's code was inserted as the next cell",
+                          "text/html": "<i>a0: the answer's code was inserted as the next cell ⬇</i>"}, meta)
+
+    def _show_json(self, answer: str, meta: dict[str, Any]) -> None:
+        for candidate in (answer, _code_of(answer)):
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            self.publish({"application/json": value if isinstance(value, (dict, list)) else {"value": value},
+                          "text/plain": json.dumps(value, indent=2, ensure_ascii=False)}, meta)
+            return
+        self.show_error(A0Error("the answer is not JSON (ask again, or use -f text)"))
+
+    # -- settings subcommands -----------------------------------------------------------------
+    def sub_model(self, rest: str) -> None:
+        self._model_sub("model", "chat", rest)
+
+    def sub_utility(self, rest: str) -> None:
+        self._model_sub("utility_model", "utility", rest)
+
+    def _model_sub(self, trait: str, role: str, rest: str) -> None:
+        if rest:
+            setattr(self.options, trait, rest)
+            if trait == "model":
+                self._live_spec = None
+        spec = self.agent.model_spec(role)
+        self.note(f"{role} model: {spec or '(none configured)'}")
+
+    def sub_profile(self, rest: str) -> None:
+        agent = self.agent
+        if rest:
+            self._set_profile(agent, rest)
+            self.options.profile = rest
+        lines = [f"{'*' if n == agent.profile else ' '} {n:<14} {p.title or p.description}".rstrip()
+                 for n, p in agent.profiles().items()]
+        self.note("profiles (* = active):\n" + "\n".join(lines))
+
+    def sub_reset(self, rest: str) -> None:
+        self.agent.reset()
+        self.note("a0: the conversation was reset")
+
+    def sub_chat(self, rest: str) -> None:
+        if rest not in ("on", "off"):
+            raise UsageError("usage: %a0 chat on|off")
+        self.options.chat = rest == "on"
+        self.note("a0: chat mode " + ("on — a plain cell is a message; %%python runs code" if rest == "on" else "off"))
+
+    # -- record / replay --------------------------------------------------------------------------
+    def _current_live(self) -> str:
+        spec = self.agent.model_spec("chat")
+        if spec.startswith("record:"):
+            return spec.split(":", 2)[2] if spec.count(":") >= 2 else ""
+        if spec.startswith("replay:"):
+            return self._live_spec or ""
+        return spec
+
+    def sub_record(self, rest: str) -> None:
+        cassette = self._cassette_arg("record", rest, must_exist=False)
+        live = self._current_live()
+        if not live:
+            from .providers.registry import no_model_message
+            raise UsageError("%a0 record wraps the current model, but " + no_model_message())
+        self.options.model = f"record:{cassette}:{live}"
+        self._live_spec = live
+        self.note(f"a0: recording {live} into {cassette}")
+
+    def sub_replay(self, rest: str) -> None:
+        cassette = self._cassette_arg("replay", rest, must_exist=True)
+        self._live_spec = self._current_live() or self._live_spec
+        self.options.model = f"replay:{cassette}"
+        self.note(f"a0: replaying {cassette}")
+
+    def sub_live(self, rest: str) -> None:
+        live = self._current_live()
+        self.options.model = live or None
+        self._live_spec = None
+        self.note(f"a0: live model {live or '(none configured)'}")
+
+    def _cassette_arg(self, sub: str, rest: str, must_exist: bool) -> str:
+        if not rest or len(rest.split()) != 1:
+            raise UsageError(SUBCOMMANDS[sub].usage)
+        path = Path(rest).expanduser()
+        full = path if path.is_absolute() else self.agent.workdir / path
+        if must_exist and not full.is_file():
+            raise UsageError(f"%a0 {sub}: cassette {rest} not found (looked for {full})")
+        if not must_exist and not full.parent.is_dir():
+            raise UsageError(f"%a0 {sub}: folder {full.parent} does not exist")
+        return rest
+
+    # -- views ----------------------------------------------------------------------------------
+    def sub_inspect(self, rest: str) -> None:
+        p = _Parser(prog="%a0 inspect", add_help=False)
+        p.add_argument("n", nargs="?", type=int)
+        p.add_argument("--diff", type=int, metavar="M")
+        p.add_argument("--export", metavar="PATH")
+        opts = p.parse_args(shlex.split(rest))
+        agent = self.agent
+        if opts.export:
+            path = Path(opts.export)
+            path = path if path.is_absolute() else agent.workdir / path
+            render("export_trace", agent, path)
+            self.note(f"a0: exported {len(agent.calls)} calls to {path}")
+            return
+        if not agent.calls:
+            self.note("a0: no model calls yet (run %a0 ask first)")
+            return
+        record = self._call(agent, opts.n)
+        if opts.diff is not None:
+            self.publish(render("render_diff", self._call(agent, opts.diff), record))
+        else:
+            self.publish(render("render_call", record))
+
+    def _call(self, agent: Any, n: int | None) -> Any:
+        calls = agent.calls
+        if n is None:
+            return calls[-1]
+        if n < 0 and -n <= len(calls):
+            return calls[n]
+        found = next((c for c in calls if c.index == n), None)
+        if found is None:
+            raise UsageError(f"%a0 inspect: no call {n}; calls are {calls[0].index}..{calls[-1].index}")
+        return found
+
+    def _view(self, name: str, *args: Any) -> None:
+        self.publish(render(name, self.agent, *args))
+
+    def sub_prompt(self, rest: str) -> None:
+        self._view("render_prompt")
+
+    def sub_extras(self, rest: str) -> None:
+        self._view("render_extras")
+
+    def sub_history(self, rest: str) -> None:
+        self._view("render_history")
+
+    def sub_skills(self, rest: str) -> None:
+        self._view("render_skills")
+
+    def sub_tools(self, rest: str) -> None:
+        self._view("render_tools")
+
+    def sub_paths(self, rest: str) -> None:
+        self._view("render_paths")
+
+    def sub_diagnostics(self, rest: str) -> None:
+        self._view("render_diagnostics")
+
+    def sub_extensions(self, rest: str) -> None:
+        from .points import POINTS, is_known
+        if rest and not is_known(rest):
+            raise UsageError(f"%a0 extensions: unknown point {rest!r}; points: {', '.join(POINTS)}")
+        self._view("render_extensions", rest or None)
+
+    def sub_template(self, rest: str) -> None:
+        from .features import features, find_template
+        agent = self.agent
+        agent.refresh()
+        found = features(agent)
+        if not rest:
+            names = ", ".join(f"{f.name} ({f.root_label})" for f in found) or "none"
+            self.note(f"usage: %a0 template NAME — feature plugins found (features/*.py): {names}")
+            return
+        hit = find_template(agent, rest)
+        if hit is None:
+            where = ", ".join(f.name for f in found) or "no feature plugins (features/*.py) in the hierarchy"
+            raise UsageError(f"%a0 template: no template {rest!r} ({where})")
+        text, feature = hit
+        self.shell.set_next_input(text, replace=False)
+        self.note(f"a0: template {rest} from {feature.name} ({feature.root_label}) inserted as the next cell")
+
+    def sub_help(self, rest: str) -> None:
+        print(help_text())
+
+
+A0Magics.a0.__doc__ = help_text()
+
+
+# -- rendering indirection -------------------------------------------------------------------------
+
+def render(name: str, *args: Any) -> Any:
+    """Call `a0nb.inspector.<name>`; a plain-text summary when the inspector is not available."""
+    try:
+        import importlib
+        fn = getattr(importlib.import_module("a0nb.inspector"), name)
+    except (ImportError, AttributeError):
+        return _fallback(name, args)
+    return fn(*args)
+
+
+class _Text:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text, "text/html": f"<pre>{html.escape(self.text)}</pre>"}
+
+
+def _fallback(name: str, args: tuple[Any, ...]) -> _Text:
+    first = args[0] if args else None
+    summaries: dict[str, Callable[[], str]] = {
+        "render_turn": lambda: f"{first!r}\n\n{getattr(first, 'text', '')}",
+        "render_call": lambda: f"call {first.index} ({first.role}, {first.model}): {first.tokens} tokens\n{first.response}",
+        "render_diff": lambda: f"calls {first.index} → {args[1].index}: {first.tokens} → {args[1].tokens} tokens",
+        "render_paths": lambda: first.hierarchy.describe(),
+        "render_diagnostics": lambda: "\n".join(str(d) for d in first.diagnostics) or "no diagnostics",
+        "render_skills": lambda: "\n".join(sorted(first.skills())) or "no skills",
+        "render_tools": lambda: "\n".join(first.tools.available()) or "no tools",
+        "render_history": lambda: f"{len(first.history.output())} history messages",
+        "render_extensions": lambda: "\n".join(f"{args[1]}: {e.label}" for e in first.extensions.resolve(args[1]))
+        if len(args) > 1 and args[1] else "(the inspector shows extensions per point)",
+        "export_trace": lambda: _export_jsonl(first, args[1]),
+    }
+    make = summaries.get(name, lambda: f"({name}: the inspector is not available)")
+    return _Text(make())
+
+
+def _export_jsonl(agent: Any, path: Path) -> str:
+    from .records import export_jsonl
+    export_jsonl(agent.calls, Path(path).with_suffix(".jsonl") if Path(path).suffix != ".jsonl" else path)
+    return str(path)
+
+
+def _turn_metadata(agent: Any, turn: Any) -> dict[str, Any]:
+    calls = list(turn.calls)
+    tokens = sum(int(c.usage.get("total_tokens", 0) or 0) for c in calls)
+    costs = [c.cost for c in calls if c.cost is not None]
+    return {"turn": turn.index, "model": agent.model_spec("chat"), "calls": len(calls), "tokens": tokens,
+            "latency": round(sum(c.latency or 0.0 for c in calls), 4), "cost": sum(costs) if costs else None}
+
+
+def _code_of(answer: str) -> str:
+    m = _FENCE.search(answer)
+    return (m.group(1) if m else answer).rstrip("\n")
+
+
+# -- extension entry points --------------------------------------------------------------------------
+
+def get_magics(shell: Any) -> A0Magics | None:
+    """The loaded `A0Magics` of a shell (found by class name, so a reloaded module still matches)."""
+    found = shell.magics_manager.registry.get("A0Magics")
+    return found if found is not None and hasattr(found, "agent") else None
+
+
+def load(shell: Any) -> A0Magics:
+    existing = get_magics(shell)
+    if existing is not None:
+        return existing
+    magics = A0Magics(shell)
+    shell.register_magics(magics)
+    magics.install()
+    return magics
+
+
+def unload(shell: Any) -> None:
+    magics = get_magics(shell)
+    if magics is None:
+        return
+    magics.uninstall()
+    manager = shell.magics_manager
+    for kind in ("line", "cell"):
+        if getattr(manager.magics[kind].get("a0"), "__self__", None) is magics:
+            manager.magics[kind].pop("a0")
+    manager.registry.pop("A0Magics", None)
+
+
+__all__ = ["A0", "A0Magics", "SUBCOMMANDS", "load", "unload", "get_magics", "interpolate", "split_options", "render"]
