@@ -238,7 +238,105 @@ class DirtyJson:
             frame.box.append(value)  # type: ignore[union-attr]
             self._undo_record = (frame.box,)
 
-    def _scalar(text: str) -> Any:
+    def _partial_value(self, buf: str, i: int) -> Any:
+        q = buf[i]
+        if q not in _QUOTES:
+            return _scalar(buf[i:])
+        if buf.startswith(q * 3, i):
+            return buf[i + 3:].strip()
+        token, _, text = self._scan
+        return text if token == self._offset + i else ""
+
+    def _undo_provisional(self) -> None:
+        record, self._undo_record = self._undo_record, None
+        if record is None:
+            return
+        if record[0] == "root":
+            self.value = None
+        elif len(record) == 1:
+            record[0].pop()
+        elif record[2]:
+            record[0][record[1]] = record[3]
+        else:
+            del record[0][record[1]]
+
+
+def _put(frame: _Frame, value: Any) -> None:
+    if frame.is_dict:
+        frame.box[frame.key] = value  # type: ignore[index]
+    else:
+        frame.box.append(value)  # type: ignore[union-attr]
+    frame.state = _COMMA
+
+
+def _skip_blank(buf: str, i: int) -> int:
+    """Index of the next meaningful character; -1 if an unfinished comment runs to the end."""
+    n = len(buf)
+    while i < n:
+        c = buf[i]
+        if c.isspace():
+            i = _BLANK.match(buf, i).end()  # type: ignore[union-attr]
+        elif c != "/":
+            return i
+        elif i + 1 >= n:
+            return -1
+        elif buf[i + 1] == "/":
+            j = buf.find("\n", i + 2)
+            if j < 0:
+                return -1
+            i = j + 1
+        elif buf[i + 1] == "*":
+            j = buf.find("*/", i + 2)
+            if j < 0:
+                return -1
+            i = j + 2
+        else:
+            return i
+    return i
+
+
+def _decode(body: str, quote: str) -> str:
+    if "\\" not in body:
+        return body
+    if quote == '"':
+        try:
+            return json.loads(f'"{body}"', strict=False)  # type: ignore[no-any-return]
+        except ValueError:
+            pass  # an escape JSON rejects: decode by hand below
+    return _ESCAPE.sub(_unescape, body)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    high, low, code, char = match.groups()
+    if high:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    if code:
+        return chr(int(code, 16))
+    if char == "u":
+        return "\\u"  # not four hex digits: keep it as written
+    return _SIMPLE_ESCAPES.get(char, char)
+
+
+def _read_bare(buf: str, i: int) -> tuple[Any, int] | None:
+    """A number, keyword or unquoted string at i, or None if it may continue past the end."""
+    n = len(buf)
+    for pattern in (_NUMBER, _WORD):
+        match = pattern.match(buf, i)
+        if match is None:
+            continue
+        end = match.end()
+        if end >= n:
+            return None
+        if buf[end].isspace() or buf[end] in ",:}]/":
+            value = _scalar(match.group())
+            if pattern is _NUMBER or not isinstance(value, str):
+                return value, end
+    match = _UNQUOTED.match(buf, i)
+    end = match.end()  # type: ignore[union-attr]
+    return None if end >= n else (_scalar(match.group()), end)  # type: ignore[union-attr]
+
+
+def _scalar(text: str) -> Any:
     text = text.strip()
     word = text.lower()
     if word in _WORDS:
