@@ -19,10 +19,16 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _WORD = re.compile(r"[+-]?[A-Za-z]+")
 _UNQUOTED = re.compile(r"[^,:}\]]*")
 _UNQUOTED_KEY = re.compile(r"[^,:{}\[\]]*")
+# Fast paths; the lookahead insists on a following delimiter so a token cut by a chunk never matches.
+_PLAIN_KEY = re.compile(r'"(?!"")([^"\\]*)"\s*:')
+_PLAIN_VALUE = re.compile(
+    r'(?:(-?(?:0|[1-9][0-9]{0,17}))|"(?!"")([^"\\]*)"|\'(?!\'\')([^\'\\]*)\')\s*(?=[,}\]])(,\s*)?'
+)
 _RUNS = {q: re.compile(rf"[^{q}\\]*(?:\\.[^{q}\\]*)*", re.S) for q in _QUOTES}
 _ESCAPE = re.compile(
     r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S
 )
+_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
 _SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _WORDS: dict[str, Any] = {
     "true": True, "false": False, "null": None, "none": None, "undefined": None,
@@ -85,10 +91,14 @@ class DirtyJson:
         i = 0
         self._pending = -1
         while not self.completed:
-            j = _skip_blank(buf, i)
-            if j < 0 or j >= n:
-                return i if j < 0 else n
-            i = j
+            if i >= n:
+                return n
+            c = buf[i]
+            if self._started and (c.isspace() or c == "/"):  # before the root, text is just prose
+                j = _skip_blank(buf, i)
+                if j < 0 or j >= n:
+                    return i if j < 0 else n
+                i = j
             if not self._started:
                 i = self._start_root(buf, i)
             else:
@@ -140,6 +150,10 @@ class DirtyJson:
             if c == "{" and len(self._stack) == 1 and not frame.box:
                 self._doubled = True
             return i + 1
+        fast = _PLAIN_KEY.match(buf, i)
+        if fast is not None:  # the common case, "key": , in one step
+            frame.key, frame.state = fast.group(1), _VALUE
+            return fast.end()
         if c in _QUOTES:
             read = self._string(buf, i)
         else:
@@ -169,6 +183,14 @@ class DirtyJson:
             _put(frame, child)
             self._stack.append(_Frame(child))
             return i + 1
+        resuming = self._scan[0] == self._offset + i  # a long open string: do not rescan it
+        fast = None if resuming else _PLAIN_VALUE.match(buf, i)
+        if fast is not None:  # the common cases, an integer or a string without escapes, in one step
+            integer, double, single, comma = fast.groups()
+            _put(frame, int(integer) if integer is not None else double if double is not None else single)
+            if comma:
+                frame.state = _KEY if frame.is_dict else _VALUE
+            return fast.end()
         read = self._string(buf, i) if c in _QUOTES else _read_bare(buf, i)
         if read is None:
             self._pending = i
@@ -216,7 +238,8 @@ class DirtyJson:
         end = _RUNS[q].match(buf, start).end()  # type: ignore[union-attr]
         if end < n and buf[end] == q:
             return _decode(buf[i + 1:end], q), end + 1
-        self._scan = (self._offset + i, end - i, text + _decode(buf[start:end], q))
+        cut = _escape_boundary(buf, start, end)
+        self._scan = (self._offset + i, cut - i, text + _decode(buf[start:cut], q))
         return None
 
     # -- partial values shown between feeds --------------------------------------------------
@@ -293,6 +316,25 @@ def _skip_blank(buf: str, i: int) -> int:
         else:
             return i
     return i
+
+
+def _escape_boundary(buf: str, start: int, end: int) -> int:
+    """Where an open string may be cut for decoding: never inside \\uXXXX or a surrogate pair."""
+    at = buf.rfind("\\", max(start, end - 12), end)
+    if at < 0 or not _is_escape(buf, start, at):
+        return end  # at most the second half of an escaped backslash: nothing is open
+    before = at - 6
+    if before >= start and _HIGH_SURROGATE.fullmatch(buf, before, at) and _is_escape(buf, start, before):
+        return before  # keep a surrogate pair together
+    return at
+
+
+def _is_escape(buf: str, start: int, at: int) -> bool:
+    """True if the backslash at `at` starts an escape; `start` is known to be outside one."""
+    run = at
+    while run > start and buf[run - 1] == "\\":
+        run -= 1
+    return (at - run) % 2 == 0
 
 
 def _decode(body: str, quote: str) -> str:

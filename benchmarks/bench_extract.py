@@ -65,6 +65,9 @@ def main() -> int:
     timed("parse_tool_request, 1 MB dirty JSON", dirty(large))
     timed("parse_tool_request, 1 MB dirty, 200k small tokens", token_dense(1024 * 1024))
     timed("DirtyJson.feed, 1 MB in 64-char chunks", large, stream(large))
+    plain = json.dumps({"tool_name": "response", "tool_args": {"text": "word " * 200_000}})
+    timed("DirtyJson.feed, 1 MB unescaped text, 64-char chunks", plain, stream(plain))
+    timed("DirtyJson.feed, 20 KB reply in 16-char chunks", reply(20 * 1024), stream(reply(20 * 1024), 16))
     return 0
 
 

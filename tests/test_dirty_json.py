@@ -177,6 +177,50 @@ def test_duplicate_key_restored_between_feeds() -> None:
     assert parser.feed('rt"}') == {"a": "part"}
 
 
+def test_long_string_streamed_in_small_chunks() -> None:
+    body = r"line \\ with \"quotes\" \u00e9 and \ud83d\ude00 " * 400
+    text = '{"code": "' + body + '", "n": 1}'
+    parser = DirtyJson()
+    seen = []
+    for at in range(0, len(text), 7):
+        value = parser.feed(text[at:at + 7])
+        if isinstance(value, dict) and isinstance(value.get("code"), str):
+            seen.append(len(value["code"]))
+    assert parser.completed
+    assert parser.value == json.loads(text)
+    assert seen == sorted(seen)  # the partial string only grows
+
+
+@given(
+    st.lists(st.sampled_from(["a", "\\\\", "\\u00e9", "\\ud83d", "\\ude00", "\\n", "\\\"", "é"]), max_size=30),
+    st.integers(1, 9),
+)
+@settings(max_examples=300)
+def test_streamed_escapes_partial_is_a_prefix_of_final(pieces: list[str], step: int) -> None:
+    text = '["' + "".join(pieces) + '"]'
+    parser = DirtyJson()
+    partials = []
+    for at in range(0, len(text), step):
+        value = parser.feed(text[at:at + step])
+        if value:
+            partials.append(value[0])
+    final = json.loads(text)[0]
+    assert parser.value == [final]
+    assert all(final.startswith(p) for p in partials)
+
+
+def test_surrogate_pair_split_across_feeds() -> None:
+    parser = DirtyJson()
+    parser.feed('["\\ud83d')
+    parser.feed('\\ude00"]')
+    assert parser.value == ["\U0001F600"]
+
+
+def test_comment_like_prose_before_root_is_ignored() -> None:
+    assert parse_dirty('see http://example.com // {"a": 1}') == {"a": 1}
+    assert parse_dirty('/* {"a": 1}') == {"a": 1}
+
+
 def test_try_parse_strict_then_dirty() -> None:
     assert try_parse('{"a": [1, 2]}') == {"a": [1, 2]}
     assert try_parse("{a: [1, 2,],}") == {"a": [1, 2]}

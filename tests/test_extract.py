@@ -146,6 +146,11 @@ def test_megabyte_arguments() -> None:
     assert ok(dirty).tool_args["code"] == payload
 
 
+def test_doubled_braces_from_template_escaping() -> None:
+    request = ok('{{"tool_name": "t", "tool_args": {"a": 1}}} after')
+    assert (request.tool_args, request.raw) == ({"a": 1}, '{{"tool_name": "t", "tool_args": {"a": 1}}}')
+
+
 def test_xml_wrapper_around_valid_object_is_accepted() -> None:
     assert ok('<tool_call>{"tool_name": "t", "tool_args": {}}</tool_call>').tool_name == "t"
 
