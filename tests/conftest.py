@@ -16,7 +16,7 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("a0home")
     monkeypatch.setenv("A0NB_HOME", str(home))
     for var in list(os.environ):
-        if var.startswith("A0NB_") and var not in ("A0NB_HOME",):
+        if var.startswith("A0NB_") and var not in ("A0NB_HOME", "A0NB_REGEN_GOLDEN", "A0NB_SOAK_COUNT"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-01-31T09:30:00")
     return home

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .base import PathStyle, Rendering
 from .diff import CallDiff, diff_calls
 from .export import export_trace
-from .live import LiveTurn, Throttle
+from .live import LiveTurn
+from .throttle import Throttle
 from .panels import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
                      render_prompt, render_skills, render_tools)
 from .svg import composition_chart, history_chart

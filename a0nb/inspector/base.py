@@ -4,23 +4,39 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 METADATA_KEY = "a0"
 
 
-@dataclass
-class Rendering:
-    """A displayable view: deterministic `text` and `html`; everything volatile lives in `meta`."""
+class Rendering(tuple):  # type: ignore[type-arg]
+    """A displayable view: deterministic `text` and `html`; everything volatile lives in `meta`.
 
-    text: str
-    html: str
-    meta: dict[str, Any] = field(default_factory=dict)
+    It *is* the `(data, metadata)` pair IPython expects from `_repr_mimebundle_`, so an object's
+    `_repr_mimebundle_` may simply return a rendering."""
+
+    def __new__(cls, text: str, html: str, meta: dict[str, Any] | None = None) -> "Rendering":
+        return super().__new__(cls, ({"text/plain": text, "text/html": html}, {METADATA_KEY: dict(meta or {})}))
+
+    def __getnewargs__(self) -> tuple[str, str, dict[str, Any]]:  # copy and pickle
+        return self.text, self.html, self.meta
+
+    @property
+    def text(self) -> str:
+        return self[0]["text/plain"]
+
+    @property
+    def html(self) -> str:
+        return self[0]["text/html"]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self[1][METADATA_KEY]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, str], dict[str, Any]]:
-        data = {"text/plain": self.text, "text/html": self.html}
+        data = dict(self[0])
         if include:
             data = {k: v for k, v in data.items() if k in include}
         if exclude:

@@ -6,7 +6,7 @@ import html as _html
 from typing import Iterable, Sequence
 
 FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;line-height:1.45"
-MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px"
+MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
 INK, MUTED, LINE, PANEL, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#f6f8fa", "#ffffff"
 
 ROLE_COLOURS = {
@@ -51,8 +51,8 @@ def details(summary: str, body: str, open_: bool = False, level: int = 0) -> str
 
 def badge(text: str, kind: str = "utility") -> str:
     bg, fg = ROLE_COLOURS.get(kind, ROLE_COLOURS["utility"])
-    return (f'<span style="display:inline-block;background:{bg};color:{fg};border:1px solid {fg}33;border-radius:10px;'
-            f'padding:0 7px;font-size:11px;font-weight:600;margin-right:4px;white-space:nowrap">{esc(text)}</span>')
+    return (f'<span style="display:inline-block;background:{bg};color:{fg};border-radius:9px;padding:0 7px;'
+            f'font-size:11px;font-weight:600;margin-right:4px">{esc(text)}</span>')
 
 
 def muted(text: str) -> str:
@@ -64,9 +64,8 @@ def code(text: str) -> str:
 
 
 def pre(text: str, tint: str = PANEL) -> str:
-    return (f'<pre style="{MONO};white-space:pre-wrap;word-break:break-word;background:{tint};color:{INK};'
-            f'border:1px solid {LINE};border-radius:4px;padding:6px 8px;margin:4px 0;max-height:480px;overflow:auto">'
-            f'{esc(text)}</pre>')
+    return (f'<pre style="{MONO};white-space:pre-wrap;background:{tint};color:{INK};border:1px solid {LINE};'
+            f'padding:5px 8px;margin:3px 0;max-height:480px;overflow:auto">{esc(text)}</pre>')
 
 
 def collapsed(text: str, short: int = 400, cap: int = 20_000, label: str = "") -> str:
@@ -84,8 +83,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequenc
     th = "".join(f'<th style="text-align:left;padding:3px 8px;border-bottom:2px solid {LINE};color:{MUTED};font-weight:600'
                  f'{";width:" + widths[i] if i < len(widths) and widths[i] else ""}">{esc(h)}</th>'
                  for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f'<td style="padding:3px 8px;border-bottom:1px solid {LINE};vertical-align:top">{c}</td>'
-                                    for c in row) + "</tr>" for row in rows)
+    body = "".join(f'<tr style="border-bottom:1px solid {LINE}">' + "".join(
+        f'<td style="padding:3px 8px;vertical-align:top">{c}</td>' for c in row) + "</tr>" for row in rows)
     return (f'<table style="border-collapse:collapse;width:100%;margin:4px 0;color:{INK};background:{PAPER}">'
             f"<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
 

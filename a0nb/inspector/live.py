@@ -2,92 +2,22 @@
 ≤ 20 updates/s) and a tabbed inspector built on demand; `finish()` swaps both for the static `render_turn`."""
 from __future__ import annotations
 
-import threading
-import time
+import json
 import uuid
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from . import html as h
 from .base import PathStyle, Rendering
-from .panels import render_extensions, render_extras, render_history, render_prompt, render_skills, render_tools
+from .panels import render_extras, render_history, render_prompt, render_skills, render_tools
+from .throttle import DisplaySink, IPythonDisplay, Throttle
 from .views import render_call, render_diff, render_turn, step_card
 
 TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff")
-TAIL = 3000      # streamed text shown live: the newest characters only, so each update stays small
-CAP = 2000       # per-field cap inside live step cards; the static rendering has everything
-
-
-class Throttle:
-    """Keeps the latest value per key and emits at most once per `interval` (trailing flush by timer)."""
-
-    def __init__(self, emit: Callable[[dict[str, Any]], None], interval: float = 0.05,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.emit, self.interval, self.clock = emit, interval, clock
-        self.flushes = 0
-        self._pending: dict[str, Any] = {}
-        self._last = float("-inf")
-        self._timer: threading.Timer | None = None
-        self._lock = threading.RLock()
-
-    def push(self, key: str, value: Any) -> None:
-        with self._lock:
-            self._pending[key] = value
-            if self._timer is not None:
-                return
-            wait = self._last + self.interval - self.clock()
-            if wait <= 0:
-                self._flush()
-                return
-            timer = threading.Timer(wait, self._due)
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
-
-    def _due(self) -> None:
-        with self._lock:
-            if self._timer is not threading.current_thread():
-                return  # cancelled by flush() while this one was waiting for the lock
-            self._timer = None
-            if self._pending:
-                self._flush()
-
-    def _flush(self) -> None:
-        batch, self._pending = self._pending, {}
-        self._last = self.clock()
-        self.flushes += 1
-        self.emit(batch)
-
-    def flush(self) -> None:
-        """Emit what is pending now (end of a stream, before a discrete event)."""
-        with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            if self._pending:
-                self._flush()
-
-    def now(self, fn: Callable[[], None]) -> None:
-        """Run a discrete update in order with the stream: pending values first."""
-        with self._lock:
-            self.flush()
-            fn()
-
-
-class DisplaySink(Protocol):
-    def show(self, obj: Any, display_id: str) -> None: ...
-    def update(self, obj: Any, display_id: str) -> None: ...
-
-
-class IPythonDisplay:
-    """The real front end: IPython's display with a display_id, updated in place."""
-
-    def show(self, obj: Any, display_id: str) -> None:
-        from IPython.display import display
-        display(obj, display_id=display_id)
-
-    def update(self, obj: Any, display_id: str) -> None:
-        from IPython.display import update_display
-        update_display(obj, display_id=display_id)
+TAIL = 500            # streamed text shown live: the newest characters only, so each update stays small
+CAP = 2000            # per-field cap inside live step cards; the static rendering has everything
+STEP = 40_000         # every STEP characters sent during one call, the update interval grows by the base interval
+BUDGET = 180_000      # characters one call may send while streaming; then the stream waits for the step card
+PAUSED = h.note("… still streaming; the display waits for the end of this call to stay light.")
 
 
 class LiveTurn:
@@ -98,6 +28,8 @@ class LiveTurn:
         self.display_id = f"a0nb-live-{uuid.uuid4().hex[:12]}"
         self.sink = display or IPythonDisplay()
         self.throttle = Throttle(self._apply, interval)
+        self.interval = interval
+        self.call_sent = 0            # characters sent for the streaming of the current call
         self.style = PathStyle.for_agent(agent)
         self.sent = 0                 # characters assigned to widget traits (what the kernel sends)
         self.view: Any = None
@@ -105,6 +37,7 @@ class LiveTurn:
         self._registered: list[tuple[str, str]] = []
         self._stream: dict[str, str] = {}
         self._tool_head = self._tool_args = ""
+        self._picking = False
         self._finished = False
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -117,12 +50,12 @@ class LiveTurn:
         self.panes = [self._new(w.HTML, value=h.note("Open the tab to load it.")) for _ in TABS]
         self.picker = {name: self._new(w.Dropdown, options=[], description="call") for name in ("Calls", "Diff")}
         for name, dd in self.picker.items():
-            dd.observe(lambda change, n=name: self._load(TABS.index(n)), names="value")
+            dd.observe(lambda change, n=name: None if self._picking else self._open(TABS.index(n)), names="value")
         children = [self._new(w.VBox, children=[self.picker[n], p]) if n in self.picker else p for n, p in zip(TABS, self.panes)]
         self.tabs = self._new(w.Tab, children=children, titles=list(TABS))
-        self.tabs.observe(lambda change: self._load(change["new"]), names="selected_index")
+        self.tabs.observe(lambda change: self._open(change["new"]), names="selected_index")
         self.drawer = self._new(w.Accordion, children=[self.tabs], titles=["Inspector"], selected_index=None)
-        self.drawer.observe(lambda change: self._load(self.tabs.selected_index), names="selected_index")
+        self.drawer.observe(lambda change: self._open(self.tabs.selected_index), names="selected_index")
         transcript = self._new(w.VBox, children=[self.status, self.steps, self.stream, self.tool])
         self.view = self._new(w.VBox, children=[transcript, self.drawer])
         self._register()
@@ -193,20 +126,29 @@ class LiveTurn:
         setattr(widget, name, value)
 
     def _apply(self, batch: dict[str, Any]) -> None:
+        """Show the tail of the reasoning (until the response starts) or of the response, and tool progress;
+        the interval grows with what this call already sent, and a call past BUDGET waits for its step card."""
         self._stream.update(batch)
         mask = self.agent.mask
-        parts = []
-        if self._stream.get("reasoning"):
-            parts.append(h.details(h.muted("reasoning"), h.pre(mask(_tail(self._stream["reasoning"]))), open_=True))
-        if self._stream.get("response"):
-            parts.append(h.badge("streaming", "assistant") + h.pre(mask(_tail(self._stream["response"]))))
-        self._set(self.stream, "value", "".join(parts))
+        updates = []
+        if "reasoning" in batch or "response" in batch:
+            label, text = ("response", self._stream["response"]) if self._stream.get("response") else \
+                ("reasoning", self._stream.get("reasoning", ""))
+            updates.append((self.stream, f'<pre style="{h.MONO};white-space:pre-wrap;color:{h.INK};background:{h.PANEL};'
+                                         f'padding:4px 8px;margin:2px 0">{h.esc(label)} … {h.esc(mask(_tail(text)))}</pre>'))
         if "progress" in batch and self._tool_head:
-            self._set(self.tool, "value", self._tool_head + h.pre(mask(_tail(batch["progress"]))))
+            updates.append((self.tool, self._tool_head + h.pre(mask(_tail(batch["progress"])))))
+        for widget, value in updates:
+            if self.call_sent + len(value) > BUDGET - len(PAUSED):  # room is kept for the note itself
+                value = PAUSED
+                if widget.value == value:
+                    continue
+            self.call_sent += len(value)
+            self._set(widget, "value", value)
+        self.throttle.interval = self.interval * (1 + self.call_sent // STEP)
 
     def _tool_card(self, name: str, args: dict[str, Any] | None, result: str, state: str) -> None:
         if args is not None:
-            import json
             self._tool_args = json.dumps(args, ensure_ascii=False, indent=1)[:CAP]
         head = f"{h.badge(state, 'tool' if state == 'running' else 'ok')}{h.code(name)}" + h.pre(self._tool_args)
         self._tool_head = head
@@ -220,19 +162,24 @@ class LiveTurn:
             self.steps.children = (*self.steps.children, card)
             self._stream.clear()
             self._tool_head = ""
+            self.call_sent, self.throttle.interval = 0, self.interval
             self._set(self.stream, "value", "")
             self._set(self.tool, "value", "")
         self._set(self.status, "value", self._status_html(f"running · {len(self.agent.calls)} calls recorded"))
         self._load(self.tabs.selected_index)  # only the open tab is rebuilt; the others load when opened
 
     # -- inspector tabs, built when opened ------------------------------------------------------------
+    def _open(self, index: int | None) -> None:
+        """A tab, the drawer or a call picker changed in the front end: build that tab now."""
+        self.throttle.now(lambda: self._load(index))
+
     def _load(self, index: int | None) -> None:
         if index is None or self._finished or self.drawer.selected_index != 0:
             return
         name = TABS[index]
         builders: dict[str, Callable[[], Rendering]] = {
             "Prompt": lambda: render_prompt(self.agent), "Extras": lambda: render_extras(self.agent),
-            "History": lambda: render_history(self.agent), "Skills": lambda: render_skills(self.agent),
+            "History": lambda: render_history(self.agent, messages_limit=60, topics_limit=40), "Skills": lambda: render_skills(self.agent),
             "Tools": lambda: render_tools(self.agent), "Calls": self._call_view, "Diff": self._diff_view,
         }
         if name in self.picker:
@@ -241,11 +188,15 @@ class LiveTurn:
 
     def _refresh_picker(self, dd: Any) -> None:
         options = [(f"#{c.index} {c.role}" + ("" if c.role == "chat" else f" ({c.purpose})"), c.index) for c in self.agent.calls]
-        if list(dd.options) != options:
-            value = dd.value if dd.value in [v for _, v in options] else (options[-1][1] if options else None)
-            with dd.hold_trait_notifications():
-                dd.options = options
-                dd.value = value
+        if list(dd.options) == options:
+            return
+        value = dd.value if dd.value in [v for _, v in options] else (options[-1][1] if options else None)
+        self._picking = True  # setting options and value fires the observer; the caller renders once
+        try:
+            dd.options = options
+            dd.value = value
+        finally:
+            self._picking = False
 
     def _selected(self, name: str) -> Any:
         value = self.picker[name].value
@@ -253,7 +204,7 @@ class LiveTurn:
 
     def _call_view(self) -> Rendering:
         c = self._selected("Calls")
-        return render_call(c, agent=self.agent, cap=CAP, messages_limit=40) if c else Rendering("", h.note("No calls yet."))
+        return render_call(c, agent=self.agent, cap=CAP, messages_limit=40, group_over=40) if c else Rendering("", h.note("No calls yet."))
 
     def _diff_view(self) -> Rendering:
         c = self._selected("Diff")

@@ -60,7 +60,8 @@ def render_extras(agent: Any) -> Rendering:
     return _simple("Extras", lines, body, {"call": c.index})
 
 
-def _topic_row(name: str, record: Any, counter: Any, biggest: int, style: PathStyle) -> tuple[str, str, int]:
+def _topic_row(name: str, record: Any, counter: Any, biggest: int, style: PathStyle, show: int) -> tuple[str, str, int]:
+    """Summary and body of one bulk or topic; bodies only for its newest `show` messages."""
     tokens = record.tokens(counter)
     messages = record.all_messages()
     state = "summarised" if getattr(record, "summary", None) is not None else "raw"
@@ -69,18 +70,20 @@ def _topic_row(name: str, record: Any, counter: Any, biggest: int, style: PathSt
     summary = (f"{h.badge(name, 'user' if state == 'raw' else 'tool')}{h.meter(tokens, biggest, colour)} "
                f"{h.muted(f'{tokens:,} tokens · {count} · {state}')}")
     if state == "summarised":
-        body = h.collapsed(style(record.summary), short=600, label="summary")
-    else:
-        body = "".join(f'<div style="margin:3px 0">{h.badge(m.role, "assistant" if m.ai else "user")}'
-                       f'{h.muted(f"{m.id} · {m.kind} · {m.tokens(counter):,} tokens")}'
-                       f'{h.collapsed(style(content_text(m.output_content())), short=300)}</div>' for m in messages[-200:])
-        if len(messages) > 200:
-            body = h.note(f"showing the last 200 of {len(messages):,} messages") + body
+        return summary, h.collapsed(style(record.summary), short=600, label="summary"), tokens
+    shown = messages[len(messages) - show:] if show > 0 else []
+    body = "".join(f'<div style="margin:3px 0">{h.badge(m.role, "assistant" if m.ai else "user")}'
+                   f'{h.muted(f"{m.id} · {m.kind} · {m.tokens(counter):,} tokens")}'
+                   f'{h.collapsed(style(content_text(m.output_content())), short=300)}</div>' for m in shown)
+    if len(shown) < len(messages):
+        body = h.note(f"{len(messages) - len(shown):,} older messages of this topic are not shown "
+                      "(render_history(agent, messages_limit=...) shows more)") + body
     return summary, body, tokens
 
 
-def render_history(agent: Any) -> Rendering:
-    """Bulks and topics with token bars; the compaction events of the agent's turns as before → after."""
+def render_history(agent: Any, messages_limit: int = 300, topics_limit: int | None = None) -> Rendering:
+    """Bulks and topics with token bars (message bodies for the newest `messages_limit` messages, cards for
+    the newest `topics_limit` topics); the compaction events of the agent's turns as before → after."""
     hist, style = agent.history, PathStyle.for_agent(agent)
     counter = agent.shared.counter
     records = [(f"bulk {i}", b) for i, b in enumerate(hist.bulks, 1)] + \
@@ -89,9 +92,19 @@ def render_history(agent: Any) -> Rendering:
     total = hist.tokens(counter)
     lines = [f"History: {t.plural(len(hist.bulks), 'bulk')}, {t.plural(len(hist.topics), 'sealed topic')}, "
              f"{t.plural(len(hist.messages()), 'message')}, {total:,} tokens"]
-    cards = []
-    for name, rec in records:
-        summary, body, tokens = _topic_row(name, rec, counter, biggest, style)
+    budget, shows = messages_limit, []
+    for _, rec in reversed(records):
+        n = len(rec.all_messages()) if getattr(rec, "summary", None) is None else 0
+        shows.append(min(n, budget))
+        budget -= shows[-1]
+    cards, first = [], 0
+    if topics_limit is not None and len(records) > topics_limit:
+        first = len(records) - topics_limit
+        older = sum(r.tokens(counter) for _, r in records[:first])
+        cards.append(h.note(f"{first:,} older bulks and topics ({older:,} tokens) are not listed here; "
+                            "render_history(agent) lists them all"))
+    for (name, rec), show in list(zip(records, reversed(shows)))[first:]:
+        summary, body, tokens = _topic_row(name, rec, counter, biggest, style, show)
         lines.append(f"  {name}: {tokens:,} tokens")
         cards.append(h.details(summary, body, open_=name == "current topic" and len(rec.all_messages()) <= 20))
     events = [(turn.index, e) for turn in agent.turns for e in turn.compactions]

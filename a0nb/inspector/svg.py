@@ -98,11 +98,14 @@ def history_chart(records: Sequence[Any], compactions: Sequence[Any] = ()) -> st
     out = _frame("History tokens per model call" + (" (dashed: compaction)" if compactions else ""), top, len(records))
     slot, bar = _slots(len(records))
     ph = H - TOP - BOTTOM
-    for i, (r, v) in enumerate(zip(records, values)):
-        h = ph * v / top
-        x = LEFT + slot * i + (slot - bar) / 2
-        out.append(f'<rect x="{x:.1f}" y="{TOP + ph - h:.1f}" width="{bar:.1f}" height="{h:.1f}" fill="#2da44e">'
-                   f'<title>call #{r.index}: {v:,} history tokens</title></rect>')
+    for i, r in enumerate(records):
+        x, y = LEFT + slot * i + (slot - bar) / 2, TOP + ph
+        summarised = sum(p.tokens for p in r.parts if p.kind == "history" and p.origin == "summarised")
+        for label, tokens, colour in (("summarised", summarised, "#8fb339"), ("raw", values[i] - summarised, "#2da44e")):
+            h = ph * tokens / top
+            y -= h
+            out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" fill="{colour}">'
+                       f'<title>call #{r.index}: {tokens:,} {label} history tokens</title></rect>')
     budget = max(budgets, default=0)
     if budget:
         y = TOP + ph - ph * budget / top

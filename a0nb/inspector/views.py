@@ -10,9 +10,9 @@ from typing import Any, Sequence
 from . import html as h
 from . import text as t
 from .base import PathStyle, Rendering, style_for
-from .compose import Palette
+from .compose import Palette, history_tokens
 from .diff import Change, diff_calls
-from .svg import composition_chart, history_chart
+from .svg import composition_chart, history_chart, place_compactions
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
 
@@ -119,9 +119,11 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
     parts = [h.badge("user", "user") + h.collapsed(style(turn.message), short=600)]
     if turn.interrupted or turn.error:
         parts.append(h.banner(style(turn.error or "interrupted"), "warning" if turn.interrupted else "error"))
-    for event in turn.compactions:
-        parts.append(compaction_card(event, style))
-    parts += [step_card(c, style, open_=len(main) <= 6) for c in main]
+    slots = place_compactions([history_tokens(c) for c in main], turn.compactions) if main else [0] * len(turn.compactions)
+    for i, c in enumerate(main or [None]):
+        parts += [compaction_card(e, style) for e, slot in zip(turn.compactions, slots) if slot == i]
+        if c is not None:
+            parts.append(step_card(c, style, open_=len(main) <= 6))
     if turn.text:
         parts.append(h.heading("Answer") + h.collapsed(style(turn.text), short=2000))
     if calls:
@@ -148,19 +150,47 @@ def message_block(i: int, m: dict[str, Any], style: PathStyle, cap: int) -> str:
     return h.details(f"{head} {h.esc(first)}", h.pre(text if len(text) <= cap else text[:cap] + f"\n… {len(text) - cap:,} more characters"))
 
 
-def parts_table(parts: Sequence[Any], style: PathStyle) -> str:
-    rows = []
+def _part_rows(parts: Sequence[Any], group_over: int) -> list[tuple[str, int, str, str, str, tuple[str, ...]]]:
+    """(label, tokens, where, source, origin, overrode) per part; with more than `group_over` history parts,
+    consecutive history parts of one topic or bulk become one row."""
+    history = sum(1 for p in parts if p.kind == "history")
+    rows: list[tuple[str, int, str, str, str, tuple[str, ...]]] = []
+    run: list[Any] = []
+
+    def close() -> None:
+        if run:
+            origins = "/".join(sorted({p.origin for p in run}))
+            where = run[0].label.split(": ", 1)[-1].split(" (")[0]
+            span = f"msg {run[0].message_index}–{run[-1].message_index}"
+            rows.append((f"history: {where} ({len(run)} parts)", sum(p.tokens for p in run), span,
+                         f"{origins} {where}", origins, ()))
+            run.clear()
     for p in parts:
-        src = h.esc(style(p.source))
-        if p.overrode:
-            src += "<br>" + h.muted("overrode " + ", ".join(style.many(p.overrode)))
-        kind = {"system": "system", "history": "user", "extras": "tool", "skill": "assistant"}.get(p.kind, "utility")
-        rows.append((h.esc(p.label), f"{p.tokens:,}", f"msg {p.message_index}", src, h.badge(p.origin or p.kind, kind)))
-    return h.table(["part", "tokens", "where", "source / provenance", "origin"], rows, ("", "70px", "60px", "", "100px"))
+        if p.kind == "history" and history > group_over:
+            if run and run[0].label.split(" (")[0] != p.label.split(" (")[0]:
+                close()
+            run.append(p)
+            continue
+        close()
+        rows.append((p.label, p.tokens, f"msg {p.message_index}", p.source, p.origin or p.kind, p.overrode))
+    close()
+    return rows
+
+
+def parts_table(parts: Sequence[Any], style: PathStyle, group_over: int = 200) -> str:
+    kinds = {"system": "system", "raw": "user", "summarised": "tool", "reattached": "assistant", "temporary": "warning",
+             "persistent": "tool"}
+    rows = []
+    for label, tokens, where, source, origin, overrode in _part_rows(parts, group_over):
+        src = h.esc(style(source))
+        if overrode:
+            src += "<br>" + h.muted("overrode " + ", ".join(style.many(overrode)))
+        rows.append((h.esc(label), f"{tokens:,}", where, src, h.badge(origin, kinds.get(origin, "utility"))))
+    return h.table(["part", "tokens", "where", "source / provenance", "origin"], rows, ("", "70px", "80px", "", "100px"))
 
 
 def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = None, cap: int = 20_000,
-                messages_limit: int | None = None) -> Rendering:
+                messages_limit: int | None = None, group_over: int = 200) -> Rendering:
     """One model call: what went in (messages, composition, parts with provenance) and what came out."""
     style = style_for(agent, folder)
     r = record
@@ -177,7 +207,7 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
         shown = h.note(f"{first:,} earlier messages are not shown here; export_trace() has them all") + shown
     body.append(h.details(f"<b>Messages</b> {h.muted(t.plural(len(r.messages), 'message'))}", shown, open_=True))
     body.append(h.details(f"<b>Parts</b> {h.muted(t.plural(len(r.parts), 'part') + ' with provenance')}",
-                          parts_table(r.parts, style), open_=True))
+                          parts_table(r.parts, style, group_over), open_=True))
     out = []
     if r.reasoning:
         out.append(h.collapsed(style(r.reasoning), short=0, cap=cap, label="reasoning"))

@@ -24,7 +24,7 @@ REPLIES = yaml.safe_dump([
 
 FILES = {
     "replies.yaml": REPLIES,
-    "prompts/agent.system.main.md": "# Test agent\nYou work in the notebook folder `{{workdir}}` and reply with one JSON object.\n",
+    "prompts/agent.system.main.md": "# Test agent\nYou work in the notebook folder and reply with one JSON object.\n",
     "prompts/agent.system.tools.md": "## Tools\nUse code_execution to run Python and response to answer.\n",
     "prompts/agent.system.skills.md": "## Skills\nNo skills are needed here.\n",
     "prompts/fw.initial_message.md": '{"thoughts": ["greet"], "headline": "Hello", "tool_name": "response", '
@@ -42,21 +42,29 @@ FILES = {
 QUESTION = "Print 40 rows, please."
 
 
-def make_notebook(folder: Path) -> Path:
-    for rel, text in FILES.items():
+# the folder path inside the prompt makes token counts depend on its length, so goldens leave it out
+WITH_WORKDIR = {"prompts/agent.system.main.md": "# Test agent\nYou work in `{{workdir}}`; reply with one JSON object.\n"}
+
+
+def make_notebook(folder: Path, files: dict[str, str] | None = None) -> Path:
+    for rel, text in {**FILES, **(files or {})}.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return folder
 
 
-def run_turn(folder: Path, **agent_kwargs: Any) -> tuple[Agent, Any]:
-    agent = Agent(make_notebook(folder), model="scripted:replies.yaml", **agent_kwargs)
+def run_turn(folder: Path, files: dict[str, str] | None = None, **agent_kwargs: Any) -> tuple[Agent, Any]:
+    agent = Agent(make_notebook(folder, files), model="scripted:replies.yaml", **agent_kwargs)
     # token counts must not depend on whether tiktoken's data file is installed
     agent.shared.counter = TokenCounter(fallback_token_count)
     agent.history.counter = agent.shared.counter
     return agent, agent.ask(QUESTION)
 
 
+# read at import: the suite's autouse fixture removes every A0NB_* variable before each test runs
+_REGEN = bool(os.environ.get("A0NB_REGEN_GOLDEN"))
+
+
 def regen() -> bool:
-    return bool(os.environ.get("A0NB_REGEN_GOLDEN"))
+    return _REGEN

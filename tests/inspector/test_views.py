@@ -3,7 +3,9 @@ composition bars, compaction and reattached-skill rendering.
 Regenerate the goldens with `A0NB_REGEN_GOLDEN=1 pytest tests/inspector`."""
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 import re
 import subprocess
 import sys
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspector_nb import regen
+from inspector_nb import WITH_WORKDIR, regen
 
 from a0nb.compaction import CompactionEvent, Replacement
 from a0nb.inspector import (Rendering, render_call, render_diff, render_extras, render_history, render_prompt,
@@ -54,8 +56,9 @@ def test_golden_renderings(scripted: tuple[Any, Any]) -> None:
 
 def test_same_turn_in_two_folders_renders_identically(turn_factory: Any) -> None:
     # equal-length folder names: the prompt holds the folder path, so token counts depend on its length
-    agent_a, turn_a = turn_factory("run_a")
-    agent_b, turn_b = turn_factory("run_b")
+    agent_a, turn_a = turn_factory("run_a", files=WITH_WORKDIR)
+    agent_b, turn_b = turn_factory("run_b", files=WITH_WORKDIR)
+    assert str(agent_a.workdir) in turn_a.calls[0].messages[0]["content"]
     got_a, got_b = renderings(agent_a, turn_a), renderings(agent_b, turn_b)
     assert got_a.keys() == got_b.keys()
     for name in got_a:
@@ -95,6 +98,11 @@ def test_display_protocol_with_ipython(scripted: tuple[Any, Any]) -> None:
     assert list(only_text) == ["text/plain"]
     no_html, _ = render_turn(turn, agent=agent)._repr_mimebundle_(exclude={"text/html"})
     assert list(no_html) == ["text/plain"]
+    # a Rendering is the (data, metadata) pair itself, so Turn._repr_mimebundle_ can return render_turn(turn)
+    data, metadata = DisplayFormatter().format(turn)
+    assert set(data) == {"text/plain", "text/html"} and "a0" in metadata
+    r = render_call(turn.calls[0], agent=agent)
+    assert pickle.loads(pickle.dumps(r)) == r and copy.deepcopy(r).meta == r.meta
 
 
 def test_html_is_static_and_inline_styled(scripted: tuple[Any, Any]) -> None:
@@ -125,8 +133,8 @@ def test_call_view_has_messages_composition_and_provenance(scripted: tuple[Any, 
     for bucket in c.composition():
         assert bucket in r.html, bucket
     assert "extras persistent: notebook_note" in r.html and "extras temporary: current_datetime" in r.html
-    assert "prompts/agent.system.main.md" not in r.html  # files are named with their root label instead
     assert "agent.system.main.md (notebook)" in r.html
+    assert "overrode &lt;a0nb&gt;/prompts/agent.system.main.md" in r.html  # the bundled copy the notebook file beat
     assert "./extensions/message_loop_prompts_after/_50_notebook_note.py" in r.html
     assert "&lt;a0nb&gt;/extensions/system_prompt/_10_main_prompt.py" in r.html
     assert r.html.count(">system</span>") >= 1 and ">assistant</span>" in r.html and ">user</span>" in r.html
@@ -144,13 +152,15 @@ def test_compaction_and_reattached_skills_render(scripted: tuple[Any, Any]) -> N
     turn.calls[-1] = dataclasses.replace(c, parts=[*c.parts, skill])
     html = render_turn(turn, agent=agent).html
     assert "history 4,000 → 900 tokens" in html and "topic 1 message 2" in html
+    # placed before the call whose history size is closest to the event's tokens_after (the last one here)
+    assert html.index("Printing rows") < html.index("history 4,000 → 900") < html.index("<b>Answering</b>")
     assert "stroke-dasharray=\"5 3\"" in html and "budget 1,200" in html
     assert "reattached skills" in html
     assert "1 compaction" in render_turn(turn, agent=agent).text
     hist = render_history(agent)
     assert "Compactions" in hist.html and "compaction" in hist.text
     call_html = render_call(turn.calls[-1], agent=agent).html
-    assert "reattached skills 7" in call_html and ">reattached</span>" in call_html
+    assert re.search(r"reattached skills <span[^>]*>7 \(", call_html) and ">reattached</span>" in call_html
 
 
 def test_long_messages_are_capped(scripted: tuple[Any, Any]) -> None:

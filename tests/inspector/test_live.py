@@ -1,0 +1,155 @@
+"""Live widgets without a kernel: the throttle's rate limit and trailing flush, LiveTurn streaming into widgets,
+tabs built on demand, finish() swapping in the static rendering and unregistering its extensions."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspector_nb import QUESTION, make_notebook
+
+from a0nb import Agent
+from a0nb.errors import A0Error
+from a0nb.inspector import LiveTurn, Rendering, Throttle, render_turn
+from a0nb.inspector.live import TABS
+
+
+class FakeDisplay:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any, str]] = []
+
+    def show(self, obj: Any, display_id: str) -> None:
+        self.events.append(("show", obj, display_id))
+
+    def update(self, obj: Any, display_id: str) -> None:
+        self.events.append(("update", obj, display_id))
+
+
+def test_throttle_never_exceeds_twenty_updates_per_second() -> None:
+    emitted: list[tuple[float, dict[str, Any]]] = []
+    lock = threading.Lock()
+
+    def emit(batch: dict[str, Any]) -> None:
+        with lock:
+            emitted.append((time.monotonic(), dict(batch)))
+
+    throttle = Throttle(emit, interval=0.05)
+    start = time.monotonic()
+    n = 0
+    while time.monotonic() - start < 0.6:  # a fast stream: thousands of chunks in 0.6 s
+        n += 1
+        throttle.push("response", f"text {n}")
+    throttle.flush()
+    duration = time.monotonic() - start
+    times = [t for t, _ in emitted]
+    gaps = [b - a for a, b in zip(times[:-2], times[1:-1])]  # the final flush at the end may come early
+    assert n > 1000
+    assert all(g >= 0.049 for g in gaps), min(gaps)
+    assert len(emitted) <= 20 * duration + 2
+    assert emitted[-1][1]["response"] == f"text {n}"  # the latest text always arrives
+
+
+def test_throttle_trailing_flush_without_more_input() -> None:
+    emitted: list[dict[str, Any]] = []
+    throttle = Throttle(emitted.append, interval=0.05)
+    throttle.push("a", 1)
+    throttle.push("a", 2)  # within the interval: coalesced, delivered by the timer
+    assert emitted == [{"a": 1}]
+    time.sleep(0.2)
+    assert emitted == [{"a": 1}, {"a": 2}]
+
+
+def test_throttle_with_fake_clock_coalesces_keys() -> None:
+    now = [0.0]
+    emitted: list[dict[str, Any]] = []
+    throttle = Throttle(emitted.append, interval=0.05, clock=lambda: now[0])
+    throttle.push("reasoning", "r1")
+    now[0] = 0.01
+    throttle.push("reasoning", "r2")
+    throttle.push("response", "x")
+    throttle.now(lambda: emitted.append({"event": "tool"}))
+    assert emitted == [{"reasoning": "r1"}, {"reasoning": "r2", "response": "x"}, {"event": "tool"}]
+
+
+@pytest.fixture
+def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agent:
+    folder = make_notebook(tmp_path / "nb")
+    monkeypatch.chdir(folder)
+    return Agent(folder, model="scripted:replies.yaml")
+
+
+def test_live_turn_streams_and_finishes_static(agent: Agent) -> None:
+    display = FakeDisplay()
+    live = LiveTurn(agent, display=display).start()
+    kind, view, display_id = display.events[0]
+    assert kind == "show" and view is live.view and display_id == live.display_id
+    assert all(agent.extensions.registered[p] for p in ("reasoning_stream", "response_stream_chunk", "call_recorded",
+                                                        "tool_execute_before", "tool_execute_after",
+                                                        "tool_output_update"))
+    turn = agent.ask(QUESTION)
+    assert len(live.steps.children) == 3  # one finished step card per chat call
+    assert "Printing rows" in live.steps.children[0].value and "row 39" in live.steps.children[0].value
+    assert "forty rows" in live.steps.children[0].value  # the reasoning was kept on the card
+    assert live.throttle.flushes >= 1 and live.sent > 0
+    rendering = live.finish(turn)
+    kind, obj, display_id = display.events[-1]
+    assert kind == "update" and display_id == live.display_id and obj is rendering
+    assert rendering._repr_mimebundle_()[0] == render_turn(turn, agent=agent)._repr_mimebundle_()[0]
+    assert not any(agent.extensions.registered.values())
+    assert all(w.comm is None for w in live._widgets)  # closed: no widget state left behind
+
+
+def test_tabs_are_built_only_when_opened(agent: Agent) -> None:
+    live = LiveTurn(agent, display=FakeDisplay()).start()
+    turn = agent.ask(QUESTION)
+    placeholder = live.panes[0].value
+    assert all(p.value == placeholder for p in live.panes)  # the inspector drawer is closed
+    live.drawer.selected_index = 0
+    assert "System prompt" in live.panes[TABS.index("Prompt")].value
+    assert live.panes[TABS.index("History")].value == placeholder
+    for name, needle in (("Extras", "notebook_note"), ("History", "current topic"), ("Skills", "Available"),
+                         ("Tools", "code_execution"), ("Calls", "Call #3"), ("Diff", "Call #3 against call #2")):
+        live.tabs.selected_index = TABS.index(name)
+        assert needle in live.panes[TABS.index(name)].value, name
+    live.picker["Calls"].value = 1
+    assert "Call #1" in live.panes[TABS.index("Calls")].value
+    live.finish(turn)
+
+
+def test_widget_state_per_call_is_small(agent: Agent) -> None:
+    live = LiveTurn(agent, display=FakeDisplay()).start()
+    turn = agent.ask(QUESTION)
+    sizes = [len(json.dumps(w.get_state(), default=str)) for w in live.steps.children]
+    assert max(sizes) < 200_000
+    assert live.sent / len(turn.calls) < 200_000
+    live.finish(turn)
+
+
+def test_context_manager_finishes_with_the_failed_turn(agent: Agent) -> None:
+    display = FakeDisplay()
+    with pytest.raises(A0Error):
+        with LiveTurn(agent, display=display):
+            agent.ask(QUESTION)
+            agent.ask("one more")  # the script has no replies left
+    kind, obj, _ = display.events[-1]
+    assert kind == "update" and isinstance(obj, Rendering)
+    assert obj.text.startswith("Turn 2 · error")
+    assert not any(agent.extensions.registered.values())
+
+
+def test_long_streams_slow_down_and_stop_within_the_budget(agent: Agent) -> None:
+    from a0nb.inspector.live import BUDGET, STEP
+    live = LiveTurn(agent, display=FakeDisplay(), interval=0.05).start()
+    text = ""
+    for i in range(3000):  # each update re-sends the 500-character tail: ~600 characters per update
+        text += f"chunk {i} "
+        live._apply({"response": text})
+        if live.call_sent >= STEP:
+            assert live.throttle.interval > 0.05
+    assert live.call_sent <= BUDGET
+    assert "still streaming" in live.stream.value
+    assert live.stream.value.count("chunk") == 0
+    live.finish()
