@@ -3,6 +3,7 @@ loop sequences — prompt preparation, model calls with call records, history ad
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as _dt
 import json
 import os
@@ -72,7 +73,6 @@ class Shared:
     namespace: dict[str, Any]
     bridge: Bridge = field(default_factory=Bridge)
     providers: dict[str, Provider] = field(default_factory=dict)
-    cancel: threading.Event = field(default_factory=threading.Event)
     counter: TokenCounter = field(default_factory=TokenCounter)
     call_index: int = 0
     magic_settings: "VersionedDict" = field(default_factory=lambda: VersionedDict())
@@ -183,12 +183,13 @@ class Agent:
 
     def ask(self, message: str, **options: Any) -> Turn:
         """Run one user message to an answer (plain Python, IPython, or inside a running event loop)."""
-        self.shared.cancel.clear()
         return self.shared.bridge.run(lambda: self.ask_async(message, **options), on_interrupt=self.interrupt)
 
     def interrupt(self) -> None:
         """Stop the running turn at its next checkpoint (thread-safe)."""
-        self.shared.cancel.set()
+        event = getattr(self, "_cancel", None)
+        if event is not None:
+            event.set()
         task = getattr(self, "_task", None)
         loop_ = getattr(self, "_task_loop", None)
         if task is not None and loop_ is not None and not task.done():
@@ -202,6 +203,10 @@ class Agent:
             saved, self.history = self.history, History()
         self._task = asyncio.current_task()
         self._task_loop = asyncio.get_running_loop()
+        # Each turn has its own cancel flag (inherited by subordinates and jobs through the context), so a
+        # turn that outlived an interrupt can never be revived by the next one.
+        self._cancel = threading.Event()
+        cancel_token = _CANCEL.set(self._cancel)
         try:
             self.refresh()
             self.hist_add_user_message(message, attachments=attachments)
@@ -215,6 +220,7 @@ class Agent:
             exc.turn = turn  # type: ignore[attr-defined]
             raise
         finally:
+            _CANCEL.reset(cancel_token)
             self._task = None
             turn.calls = [c for c in self._calls if c.turn == turn.index]
             if saved is not None:
@@ -264,7 +270,8 @@ class Agent:
         return await loop.monologue(self)
 
     def checkpoint(self, ld: loop.LoopData | None = None) -> None:
-        if self.shared.cancel.is_set():
+        event = _CANCEL.get()
+        if event is not None and event.is_set():
             raise TurnInterrupted("interrupted")
         if self.intervention is not None and ld is not None:
             self._take_intervention(ld)
@@ -545,6 +552,7 @@ class Agent:
         return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
 
 
+_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("a0nb_cancel", default=None)
 _ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
 
 

@@ -1,11 +1,13 @@
-"""Chat mode: an input transformer that turns a plain cell into a `%%a0` message, leaves `%`, `%%`
-and `!` cells alone, and runs `%%python` cells as Python. One instance per magics instance."""
+"""Input transformers: chat mode (a plain cell becomes a `%%a0` message; `%`, `%%`, `!` cells are left
+alone; `%%python` cells run as Python) and the guard that keeps a trailing `?` of `%a0 ask ...?` in the message."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 _PASS_THROUGH = ("%", "!")
 PYTHON_MAGIC = "%%python"
+_ASK_LINE = re.compile(r"^(\s*)%a0(\s+ask\s.*?)\s*$")
 
 
 class ChatMode:
@@ -59,6 +61,20 @@ class ChatMode:
             self._bypass -= 1
 
 
+def keep_question_marks(lines: list[str]) -> list[str]:
+    """`%a0 ask ... ?` lines become the explicit magic call, so IPython's `name?` help syntax cannot take them."""
+    if not any("%a0" in line for line in lines):
+        return lines
+    out = []
+    for line in lines:
+        m = _ASK_LINE.match(line)
+        if m is None or not m.group(2).endswith("?"):
+            out.append(line)
+            continue
+        out.append(f"{m.group(1)}get_ipython().run_line_magic('a0', {m.group(2).strip()!r})\n")
+    return out
+
+
 def transform(lines: list[str]) -> list[str]:
     """A plain cell becomes `%%a0` + the cell; `%%python` cells lose their first line."""
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -73,4 +89,4 @@ def transform(lines: list[str]) -> list[str]:
     return ["%%a0\n", *lines[first:]]
 
 
-__all__ = ["ChatMode", "transform"]
+__all__ = ["ChatMode", "transform", "keep_question_marks"]

@@ -143,13 +143,13 @@ def print_prompt(args: argparse.Namespace) -> int:
 
 def doctor(args: argparse.Namespace) -> int:
     from importlib import metadata
-    print(f"python      {sys.version.split()[0]}  ({sys.executable})")
+    print(f"{'python':<15} {sys.version.split()[0]}  ({sys.executable})")
     for dist in _VERSIONED:
         try:
             version = metadata.version(dist)
         except metadata.PackageNotFoundError:
             version = _own_version() if dist == "a0nb" else "not installed"
-        print(f"{dist:<11} {version}")
+        print(f"{dist:<15} {version}")
     print("\nAPI key variables (values are never shown):")
     for var in _key_vars():
         print(f"  {'✓' if os.environ.get(var) else '✗'} {var}")

@@ -31,8 +31,7 @@ def candidates(ctx: Context, agent_fn: Callable[[], Any], subcommands: Iterable[
         return [s for s in subcommands if s.startswith(word)]
     agent = agent_fn()
     if ctx.kind == "argument":
-        names = _argument_names(ctx.sub, agent)
-        return [n for n in names if n.startswith(word)]
+        return [n for n in _argument_names(ctx.sub, agent, word) if n.startswith(word)]
     if word.startswith("@"):
         return ["@" + p for p in file_paths(agent.workdir, word[1:])]
     if ":" in word:
@@ -47,14 +46,14 @@ def candidates(ctx: Context, agent_fn: Callable[[], Any], subcommands: Iterable[
     return [n for n in names if n.startswith(word)]
 
 
-def _argument_names(sub: str, agent: Any) -> list[str]:
+def _argument_names(sub: str, agent: Any, word: str) -> list[str]:
     if sub == "profile":
         return sorted(agent.profiles())
     if sub == "extensions":
         from .points import POINTS
         return sorted(POINTS)
     if sub in ("replay", "record"):
-        return [p for p in file_paths(agent.workdir, "") if p.endswith((".yaml", ".yml", ".jsonl", "/"))]
+        return [p for p in file_paths(agent.workdir, word) if p.endswith((".yaml", ".yml", ".jsonl", "/"))]
     if sub == "chat":
         return ["on", "off"]
     return []

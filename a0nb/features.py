@@ -29,10 +29,6 @@ class Feature:
         fn = getattr(self.instance, "get_completions", None)
         return [] if fn is None else [_completion_text(c) for c in fn(text, cursor, ctx) or ()]
 
-    def apply(self, text: str, completion: str) -> str:
-        fn = getattr(self.instance, "apply_completion", None)
-        return text if fn is None else str(fn(text, completion))
-
 
 def features(agent: Any) -> list[Feature]:
     """Every feature class of the agent's hierarchy (higher roots first), memoized until files change."""

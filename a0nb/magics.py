@@ -1,93 +1,27 @@
-"""The notebook layer: `%load_ext a0nb`, the `%a0` / `%%a0` magic (subcommands from one table), its
-traitlets config `A0` (`%config A0.model = ...`, env `A0NB_*` as defaults). A thin adapter over `Agent`."""
+"""The notebook layer: `%load_ext a0nb` and the `%a0` / `%%a0` magic, its subcommands dispatched through
+one table. A thin adapter over `Agent`; config is `A0` (magic_config), output is `Output` (magic_output)."""
 from __future__ import annotations
 
 import argparse
-import html
-import json
 import os
 import re
 import shlex
 import sys
 import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from traitlets import Bool, Enum, Float, Int, Unicode, default, observe
-from traitlets.config import Configurable
 
-from .chat import ChatMode
+from .chat import ChatMode, keep_question_marks
 from .errors import A0Error, ConfigError
-from .settings import Settings
+from .magic_config import A0, FORMATS
+from .magic_output import Output, render, turn_metadata
 
-FORMATS = ("markdown", "text", "html", "json", "code")
 _FIELD = re.compile(r"\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\}")
-_FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _AT_PATH = re.compile(r"(?<!\S)@([\w\-./~]+)")
-
-
-# -- configuration ---------------------------------------------------------------------------------
-
-def _env(name: str) -> str | None:
-    return os.environ.get("A0NB_" + name.upper()) or None
-
-
-def _setting_trait(name: str, kind: Any) -> Any:
-    args = typing.get_args(kind)
-    help_ = f"agent setting `{name}` (default: env A0NB_{name.upper()}, then the lower layers)"
-    literal = next((a for a in (kind, *args) if typing.get_origin(a) is typing.Literal), None)
-    if literal is not None:
-        return Enum(typing.get_args(literal), default_value=None, allow_none=True, config=True, help=help_)
-    base = next((a for a in (kind, *args) if a in (int, float, str)), str)
-    trait = {int: Int, float: Float, str: Unicode}[base]
-    return trait(default_value=None, allow_none=True, config=True, help=help_)
-
-
-def _env_default(name: str) -> Any:
-    def read(self: Configurable) -> Any:
-        value = _env(name)
-        if value is None:
-            return None
-        from .settings import _coerce
-        return _coerce(name, value)
-    return default(name)(read)
-
-
-def _build_config_class() -> type:
-    """`A0`: one config trait per `Settings` field (so new settings appear here by themselves)."""
-    hints = typing.get_type_hints(Settings)
-    body: dict[str, Any] = {"__doc__": "Configuration of the %a0 magic: `%config A0.model = '...'`, `c.A0.*`."}
-    names = [f.name for f in fields(Settings)]
-    for name in names:
-        body[name] = _setting_trait(name, hints[name])
-        body[f"_default_{name}"] = _env_default(name)
-    body["profile"] = Unicode("default", config=True, help="agent profile (env A0NB_PROFILE)")
-    body["_default_profile"] = default("profile")(lambda self: _env("profile") or "default")
-    body["format"] = Enum(FORMATS, "markdown", config=True, help="how %a0 ask shows the answer (env A0NB_FORMAT)")
-    body["_default_format"] = default("format")(lambda self: _env("format") or "markdown")
-    body["chat"] = Bool(False, config=True, help="chat mode: a plain cell is a message (env A0NB_CHAT)")
-    body["_default_chat"] = default("chat")(lambda self: (_env("chat") or "0").lower() in ("1", "true", "on", "yes"))
-    body["__init__"] = _config_init
-    body["_remember"] = observe(*names)(_remember)
-    return type("A0", (Configurable,), body)
-
-
-def _config_init(self: Any, **kwargs: Any) -> None:
-    self.explicit = {}  # settings set by %config / c.A0 / %a0 model: the `magic` layer of Settings
-    Configurable.__init__(self, **kwargs)
-
-
-def _remember(self: Any, change: Any) -> None:
-    if change["new"] is None:
-        self.explicit.pop(change["name"], None)
-    else:
-        self.explicit[change["name"]] = change["new"]
-
-
-A0 = _build_config_class()
 
 
 # -- subcommands -----------------------------------------------------------------------------------
@@ -96,6 +30,7 @@ A0 = _build_config_class()
 class Sub:
     usage: str
     summary: str
+    view: str = ""  # an inspector rendering of the agent, shown as is (no method of its own)
 
 
 SUBCOMMANDS: dict[str, Sub] = {
@@ -107,14 +42,15 @@ SUBCOMMANDS: dict[str, Sub] = {
     "reset": Sub("%a0 reset", "forget the conversation (history, turns, call records)"),
     "inspect": Sub("%a0 inspect [N] [--diff M] [--export PATH]",
                    "show model call N (default: the last), diff it with call M, or export the trace"),
-    "prompt": Sub("%a0 prompt", "the system prompt, section by section, with where each part came from"),
-    "extras": Sub("%a0 extras", "the extras (temporary and persistent) of the last call"),
-    "history": Sub("%a0 history", "the conversation history as the model sees it"),
-    "skills": Sub("%a0 skills", "the skills found in the hierarchy"),
-    "tools": Sub("%a0 tools", "the tools found in the hierarchy"),
+    "prompt": Sub("%a0 prompt", "the system prompt, section by section, with where each part came from",
+                  view="render_prompt"),
+    "extras": Sub("%a0 extras", "the extras (temporary and persistent) of the last call", view="render_extras"),
+    "history": Sub("%a0 history", "the conversation history as the model sees it", view="render_history"),
+    "skills": Sub("%a0 skills", "the skills found in the hierarchy", view="render_skills"),
+    "tools": Sub("%a0 tools", "the tools found in the hierarchy", view="render_tools"),
     "extensions": Sub("%a0 extensions [POINT]", "extensions per point (or for one point)"),
-    "paths": Sub("%a0 paths", "the search hierarchy, highest priority first"),
-    "diagnostics": Sub("%a0 diagnostics", "problems found while loading files"),
+    "paths": Sub("%a0 paths", "the search hierarchy, highest priority first", view="render_paths"),
+    "diagnostics": Sub("%a0 diagnostics", "problems found while loading files", view="render_diagnostics"),
     "record": Sub("%a0 record CASSETTE", "record the current model's calls into CASSETTE"),
     "replay": Sub("%a0 replay CASSETTE", "answer from CASSETTE instead of the model"),
     "live": Sub("%a0 live", "back to the real model after record/replay"),
@@ -164,6 +100,13 @@ def split_options(text: str) -> tuple[list[str], str]:
     return tokens, text[pos:].strip()
 
 
+def _split(prog: str, text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError as exc:  # an unbalanced quote
+        raise UsageError(f"{prog}: {exc}") from None
+
+
 def interpolate(text: str, namespace: dict[str, Any]) -> str:
     """`{name}` / `{name.attr}` from the namespace; any other brace is left as written."""
     def sub(m: re.Match[str]) -> str:
@@ -184,7 +127,8 @@ def help_text() -> str:
     lines = ["a0nb — Agent Zero in the notebook.", "",
              f"{'%%a0 [options]':<{width}}  (cell) the cell is the message; options as for `ask`"]
     for s in SUBCOMMANDS.values():
-        lines.append(f"{s.usage:<{width}}  {s.summary}" if len(s.usage) <= width else f"{s.usage}\n{'':<{width}}  {s.summary}")
+        usage = s.usage if len(s.usage) <= width else f"{s.usage}\n{'':<{width}}"
+        lines.append(f"{usage:<{width}}  {s.summary}")
     lines += ["", "Formats: " + ", ".join(FORMATS) + ". `-i` fills {name} from your variables.",
               "Configure with %config A0.<setting> = ... (or env A0NB_<SETTING>); `%config A0` lists them.",
               "`%a0 <subcommand> --help` shows one subcommand."]
@@ -201,6 +145,7 @@ class A0Magics(Magics):
         super().__init__(shell)
         self.options = A0(parent=shell)
         self.chat = ChatMode(shell)
+        self.out = Output(shell)
         self._agent: Any = None
         self._live_spec: str | None = None
         self._uninstall: Callable[[], None] | None = None
@@ -213,11 +158,16 @@ class A0Magics(Magics):
         if self.options not in self.shell.configurables:
             self.shell.configurables.append(self.options)
         self._uninstall = install(self.shell, self)
+        cleanup = self.shell.input_transformers_cleanup
+        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") != keep_question_marks.__name__]
+        cleanup.append(keep_question_marks)
         if self.options.chat:
             self.chat.enable()
 
     def uninstall(self) -> None:
         self.chat.disable()
+        cleanup = self.shell.input_transformers_cleanup
+        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") != keep_question_marks.__name__]
         if self._uninstall is not None:
             self._uninstall()
             self._uninstall = None
@@ -293,12 +243,16 @@ class A0Magics(Magics):
         if not name:
             print(help_text())
             return None
-        if name not in SUBCOMMANDS:
+        sub, rest = SUBCOMMANDS.get(name), rest.strip()
+        if sub is None:
             raise UsageError(f"unknown subcommand {name!r}; valid: {', '.join(SUBCOMMANDS)} (see %a0 help)")
-        rest = rest.strip()
         if rest in ("--help", "-h"):
-            print(f"{SUBCOMMANDS[name].usage}\n    {SUBCOMMANDS[name].summary}")
+            print(f"{sub.usage}\n    {sub.summary}")
             return None
+        if sub.view:
+            if rest:
+                raise UsageError(f"{sub.usage} takes no arguments")
+            return self._guard(self._view, sub.view)
         return self._guard(getattr(self, f"sub_{name}"), rest)
 
     def _guard(self, fn: Callable[..., None], *args: Any) -> None:
@@ -307,7 +261,7 @@ class A0Magics(Magics):
         except UsageError:
             raise
         except A0Error as exc:
-            self.show_error(exc)
+            self.out.error(exc)
 
     # -- asking -------------------------------------------------------------------------------
     def sub_ask(self, rest: str) -> None:
@@ -315,16 +269,14 @@ class A0Magics(Magics):
         self._ask(_ask_parser("%a0 ask").parse_args(tokens), text)
 
     def ask_cell(self, line: str, cell: str) -> None:
-        try:
-            tokens = shlex.split(line)
-        except ValueError as exc:
-            raise UsageError(f"%%a0: {exc}") from None
+        tokens = _split("%%a0", line)
         if tokens[:1] == ["ask"]:
             tokens = tokens[1:]
         if tokens in (["--help"], ["-h"]):
             print(SUBCOMMANDS["ask"].usage.replace("%a0 ask", "%%a0") + "\n    the cell body is the message")
             return
-        self._ask(_ask_parser("%%a0").parse_args(tokens), cell)
+        # IPython hands the body over with its final newline; the message is the text as typed
+        self._ask(_ask_parser("%%a0").parse_args(tokens), cell.lstrip("\n").rstrip())
 
     def _ask(self, opts: argparse.Namespace, text: str) -> None:
         if opts.interpolate:
@@ -345,21 +297,21 @@ class A0Magics(Magics):
 
     def _run_turn(self, agent: Any, opts: argparse.Namespace, text: str) -> None:
         attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
+        started = len(agent.turns)
         live = self._start_live(agent)
         try:
             turn = agent.ask(text, attachments=attachments, history=not opts.no_history)
-        except A0Error as exc:
-            self._finish(live, opts, agent.turns[-1] if agent.turns else None)
-            self.show_error(exc)
-            return
-        except KeyboardInterrupt:
-            # a second interrupt while the turn was winding down: stop it and keep the notebook usable
-            agent.interrupt()
-            self._finish(live, opts, agent.turns[-1] if agent.turns else None)
-            self.show_error(A0Error("interrupted; the turn stops at its next checkpoint"))
+        except (A0Error, KeyboardInterrupt) as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                # a second interrupt while the turn was winding down: stop it and keep the notebook usable
+                agent.interrupt()
+                exc = A0Error("interrupted; the turn stops at its next checkpoint")
+            self._finish(live, opts, agent.turns[-1] if len(agent.turns) > started else None)
+            self.out.error(exc)
             return
         self._finish(live, opts, turn)
-        self.show_turn(turn, opts.format or self.options.format, live is not None)
+        fmt = opts.format or self.options.format
+        self.out.answer(turn, fmt, turn_metadata(agent, turn), live is not None)
 
     def _start_live(self, agent: Any) -> Any:
         if not self.interactive():
@@ -378,59 +330,6 @@ class A0Magics(Magics):
         if live is not None and turn is not None:
             live.finish(turn)
 
-    # -- output -------------------------------------------------------------------------------
-    def publish(self, obj: Any, metadata: dict[str, Any] | None = None) -> None:
-        """Display a rendering object (or a raw bundle) with `a0` metadata, through this shell."""
-        if isinstance(obj, dict):
-            data, md = obj, {}
-        else:
-            data, md = self.shell.display_formatter.format(obj)
-        md = dict(md or {})
-        if metadata:
-            md["a0"] = {**(md.get("a0") or {}), **metadata}
-        self.shell.display_pub.publish(data=data, metadata=md)
-
-    def show_error(self, exc: BaseException) -> None:
-        message = str(exc).strip() or type(exc).__name__
-        first, _, more = message.partition("\n")
-        line = f"{type(exc).__name__}: {first}"
-        extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
-        self.publish({"text/plain": line, "text/html": f'<div class="a0-error" style="color:#b00020">'
-                      f"<b>{html.escape(type(exc).__name__)}</b>: {html.escape(first)}{extra}</div>"},
-                     {"error": type(exc).__name__})
-
-    def note(self, text: str) -> None:
-        self.publish({"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"})
-
-    def show_turn(self, turn: Any, fmt: str, live_shown: bool) -> None:
-        meta = _turn_metadata(self.agent, turn)
-        answer = turn.text
-        if fmt == "markdown":
-            if not live_shown:
-                self.publish(render("render_turn", turn), meta)
-        elif fmt == "text":
-            self.publish({"text/plain": answer}, meta)
-        elif fmt == "html":
-            self.publish({"text/html": answer, "text/plain": answer}, meta)
-        elif fmt == "json":
-            self._show_json(answer, meta)
-        else:
-            code = _code_of(answer)
-            self.shell.set_next_input(code, replace=False)
-            self.publish({"text/plain": "a0: the answer's code was inserted as the next cell",
-                          "text/html": "<i>a0: the answer's code was inserted as the next cell ⬇</i>"}, meta)
-
-    def _show_json(self, answer: str, meta: dict[str, Any]) -> None:
-        for candidate in (answer, _code_of(answer)):
-            try:
-                value = json.loads(candidate)
-            except ValueError:
-                continue
-            self.publish({"application/json": value if isinstance(value, (dict, list)) else {"value": value},
-                          "text/plain": json.dumps(value, indent=2, ensure_ascii=False)}, meta)
-            return
-        self.show_error(A0Error("the answer is not JSON (ask again, or use -f text)"))
-
     # -- settings subcommands -----------------------------------------------------------------
     def sub_model(self, rest: str) -> None:
         self._model_sub("model", "chat", rest)
@@ -444,7 +343,7 @@ class A0Magics(Magics):
             if trait == "model":
                 self._live_spec = None
         spec = self.agent.model_spec(role)
-        self.note(f"{role} model: {spec or '(none configured)'}")
+        self.out.note(f"{role} model: {spec or '(none configured)'}")
 
     def sub_profile(self, rest: str) -> None:
         agent = self.agent
@@ -453,17 +352,18 @@ class A0Magics(Magics):
             self.options.profile = rest
         lines = [f"{'*' if n == agent.profile else ' '} {n:<14} {p.title or p.description}".rstrip()
                  for n, p in agent.profiles().items()]
-        self.note("profiles (* = active):\n" + "\n".join(lines))
+        self.out.note("profiles (* = active):\n" + "\n".join(lines))
 
     def sub_reset(self, rest: str) -> None:
         self.agent.reset()
-        self.note("a0: the conversation was reset")
+        self.out.note("a0: the conversation was reset")
 
     def sub_chat(self, rest: str) -> None:
         if rest not in ("on", "off"):
             raise UsageError("usage: %a0 chat on|off")
         self.options.chat = rest == "on"
-        self.note("a0: chat mode " + ("on — a plain cell is a message; %%python runs code" if rest == "on" else "off"))
+        on = "on — a plain cell is a message; %%python runs code"
+        self.out.note("a0: chat mode " + (on if rest == "on" else "off"))
 
     # -- record / replay --------------------------------------------------------------------------
     def _current_live(self) -> str:
@@ -482,19 +382,19 @@ class A0Magics(Magics):
             raise UsageError("%a0 record wraps the current model, but " + no_model_message())
         self.options.model = f"record:{cassette}:{live}"
         self._live_spec = live
-        self.note(f"a0: recording {live} into {cassette}")
+        self.out.note(f"a0: recording {live} into {cassette}")
 
     def sub_replay(self, rest: str) -> None:
         cassette = self._cassette_arg("replay", rest, must_exist=True)
         self._live_spec = self._current_live() or self._live_spec
         self.options.model = f"replay:{cassette}"
-        self.note(f"a0: replaying {cassette}")
+        self.out.note(f"a0: replaying {cassette}")
 
     def sub_live(self, rest: str) -> None:
         live = self._current_live()
         self.options.model = live or None
         self._live_spec = None
-        self.note(f"a0: live model {live or '(none configured)'}")
+        self.out.note(f"a0: live model {live or '(none configured)'}")
 
     def _cassette_arg(self, sub: str, rest: str, must_exist: bool) -> str:
         if not rest or len(rest.split()) != 1:
@@ -513,22 +413,22 @@ class A0Magics(Magics):
         p.add_argument("n", nargs="?", type=int)
         p.add_argument("--diff", type=int, metavar="M")
         p.add_argument("--export", metavar="PATH")
-        opts = p.parse_args(shlex.split(rest))
+        opts = p.parse_args(_split("%a0 inspect", rest))
         agent = self.agent
         if opts.export:
             path = Path(opts.export)
             path = path if path.is_absolute() else agent.workdir / path
             render("export_trace", agent, path)
-            self.note(f"a0: exported {len(agent.calls)} calls to {path}")
+            self.out.note(f"a0: exported {len(agent.calls)} calls to {path}")
             return
         if not agent.calls:
-            self.note("a0: no model calls yet (run %a0 ask first)")
+            self.out.note("a0: no model calls yet (run %a0 ask first)")
             return
         record = self._call(agent, opts.n)
         if opts.diff is not None:
-            self.publish(render("render_diff", self._call(agent, opts.diff), record))
+            self.out.publish(render("render_diff", self._call(agent, opts.diff), record))
         else:
-            self.publish(render("render_call", record))
+            self.out.publish(render("render_call", record))
 
     def _call(self, agent: Any, n: int | None) -> Any:
         calls = agent.calls
@@ -542,28 +442,7 @@ class A0Magics(Magics):
         return found
 
     def _view(self, name: str, *args: Any) -> None:
-        self.publish(render(name, self.agent, *args))
-
-    def sub_prompt(self, rest: str) -> None:
-        self._view("render_prompt")
-
-    def sub_extras(self, rest: str) -> None:
-        self._view("render_extras")
-
-    def sub_history(self, rest: str) -> None:
-        self._view("render_history")
-
-    def sub_skills(self, rest: str) -> None:
-        self._view("render_skills")
-
-    def sub_tools(self, rest: str) -> None:
-        self._view("render_tools")
-
-    def sub_paths(self, rest: str) -> None:
-        self._view("render_paths")
-
-    def sub_diagnostics(self, rest: str) -> None:
-        self._view("render_diagnostics")
+        self.out.publish(render(name, self.agent, *args))
 
     def sub_extensions(self, rest: str) -> None:
         from .points import POINTS, is_known
@@ -578,7 +457,7 @@ class A0Magics(Magics):
         found = features(agent)
         if not rest:
             names = ", ".join(f"{f.name} ({f.root_label})" for f in found) or "none"
-            self.note(f"usage: %a0 template NAME — feature plugins found (features/*.py): {names}")
+            self.out.note(f"usage: %a0 template NAME — feature plugins found (features/*.py): {names}")
             return
         hit = find_template(agent, rest)
         if hit is None:
@@ -586,71 +465,13 @@ class A0Magics(Magics):
             raise UsageError(f"%a0 template: no template {rest!r} ({where})")
         text, feature = hit
         self.shell.set_next_input(text, replace=False)
-        self.note(f"a0: template {rest} from {feature.name} ({feature.root_label}) inserted as the next cell")
+        self.out.note(f"a0: template {rest} from {feature.name} ({feature.root_label}) inserted as the next cell")
 
     def sub_help(self, rest: str) -> None:
         print(help_text())
 
 
 A0Magics.a0.__doc__ = help_text()
-
-
-# -- rendering indirection -------------------------------------------------------------------------
-
-def render(name: str, *args: Any) -> Any:
-    """Call `a0nb.inspector.<name>`; a plain-text summary when the inspector is not available."""
-    try:
-        import importlib
-        fn = getattr(importlib.import_module("a0nb.inspector"), name)
-    except (ImportError, AttributeError):
-        return _fallback(name, args)
-    return fn(*args)
-
-
-class _Text:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/plain": self.text, "text/html": f"<pre>{html.escape(self.text)}</pre>"}
-
-
-def _fallback(name: str, args: tuple[Any, ...]) -> _Text:
-    first = args[0] if args else None
-    summaries: dict[str, Callable[[], str]] = {
-        "render_turn": lambda: f"{first!r}\n\n{getattr(first, 'text', '')}",
-        "render_call": lambda: f"call {first.index} ({first.role}, {first.model}): {first.tokens} tokens\n{first.response}",
-        "render_diff": lambda: f"calls {first.index} → {args[1].index}: {first.tokens} → {args[1].tokens} tokens",
-        "render_paths": lambda: first.hierarchy.describe(),
-        "render_diagnostics": lambda: "\n".join(str(d) for d in first.diagnostics) or "no diagnostics",
-        "render_skills": lambda: "\n".join(sorted(first.skills())) or "no skills",
-        "render_tools": lambda: "\n".join(first.tools.available()) or "no tools",
-        "render_history": lambda: f"{len(first.history.output())} history messages",
-        "render_extensions": lambda: "\n".join(f"{args[1]}: {e.label}" for e in first.extensions.resolve(args[1]))
-        if len(args) > 1 and args[1] else "(the inspector shows extensions per point)",
-        "export_trace": lambda: _export_jsonl(first, args[1]),
-    }
-    make = summaries.get(name, lambda: f"({name}: the inspector is not available)")
-    return _Text(make())
-
-
-def _export_jsonl(agent: Any, path: Path) -> str:
-    from .records import export_jsonl
-    export_jsonl(agent.calls, Path(path).with_suffix(".jsonl") if Path(path).suffix != ".jsonl" else path)
-    return str(path)
-
-
-def _turn_metadata(agent: Any, turn: Any) -> dict[str, Any]:
-    calls = list(turn.calls)
-    tokens = sum(int(c.usage.get("total_tokens", 0) or 0) for c in calls)
-    costs = [c.cost for c in calls if c.cost is not None]
-    return {"turn": turn.index, "model": agent.model_spec("chat"), "calls": len(calls), "tokens": tokens,
-            "latency": round(sum(c.latency or 0.0 for c in calls), 4), "cost": sum(costs) if costs else None}
-
-
-def _code_of(answer: str) -> str:
-    m = _FENCE.search(answer)
-    return (m.group(1) if m else answer).rstrip("\n")
 
 
 # -- extension entry points --------------------------------------------------------------------------
@@ -683,4 +504,4 @@ def unload(shell: Any) -> None:
     manager.registry.pop("A0Magics", None)
 
 
-__all__ = ["A0", "A0Magics", "SUBCOMMANDS", "load", "unload", "get_magics", "interpolate", "split_options", "render"]
+__all__ = ["A0", "A0Magics", "SUBCOMMANDS", "load", "unload", "get_magics", "interpolate", "split_options"]

@@ -45,8 +45,13 @@ class Masker:
         self.pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> Masker:
+    def from_params(cls, params: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+                    spec: str = "") -> Masker:
         needles: dict[str, str] = {}
+        if spec:
+            # the agent may quote its own model spec in the prompt; `record:c.yaml:x` and `replay:c.yaml`
+            # must not make the requests differ
+            needles[spec] = "<model>"
         for name, value in (environ if environ is not None else os.environ).items():
             if name.upper().endswith(ENV_SECRET_SUFFIXES) and len(value) >= 8:
                 _add(needles, value, f"<redacted:{name}>")
@@ -176,15 +181,17 @@ class ReplayProvider:
     name = "replay"
     has_reasoning_channel = True  # think tags were split off when the call was recorded
 
-    def __init__(self, path: Path, mode: Mode | None = None) -> None:
+    def __init__(self, path: Path, mode: Mode | None = None, spec: str = "") -> None:
         if not path.is_file():
             raise ConfigError(f"cassette {path} not found; record one with model='record:{path.name}:<model spec>' "
                               "(for example record:cassette.yaml:openai/gpt-4o-mini)")
-        self.path, self.mode = path, mode
+        self.path, self.mode, self.spec = path, mode, spec
         self.entries = load_cassette(path)
         self.index: dict[str, list[int]] = {}
         for i, entry in enumerate(self.entries):
-            self.index.setdefault(str(entry.get("fingerprint") or fingerprint(entry.get("request") or {})), []).append(i)
+            # recomputed, not trusted: a hand-edited request (or newer normalisation rules) still matches
+            key = fingerprint(entry["request"]) if entry.get("request") else str(entry.get("fingerprint"))
+            self.index.setdefault(key, []).append(i)
         self.used: set[int] = set()
         self.position = 0
 
@@ -193,7 +200,7 @@ class ReplayProvider:
         if mode not in ("strict", "lax"):
             raise ConfigError(f"cassette mode must be strict or lax, not {mode!r}")
         return {"config": config, "partial": new_partial(), "role": config.role, "params": dict(config.params),
-                "mode": mode, "masker": Masker.from_params(config.params)}
+                "mode": mode, "masker": Masker.from_params(config.params, spec=self.spec)}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         request = state["masker"].mask(build_request(state["role"], "", messages, state["params"]))
@@ -286,9 +293,9 @@ class RecordingProvider:
     """Wraps any provider; each finished call is appended to the cassette (secrets masked, file rewritten
     atomically). Recording appends: delete the file to start a cassette afresh."""
 
-    def __init__(self, path: Path, inner: Provider, inner_spec: str) -> None:
+    def __init__(self, path: Path, inner: Provider, inner_spec: str, spec: str = "") -> None:
         _check_suffix(path)
-        self.path, self.inner, self.inner_spec = path, inner, inner_spec
+        self.path, self.inner, self.inner_spec, self.spec = path, inner, inner_spec, spec
         self.name = f"record:{inner.name}"
 
     @property
@@ -298,7 +305,7 @@ class RecordingProvider:
     def init(self, config: ModelConfig) -> dict[str, Any]:
         state = self.inner.init(config)
         state["_cassette"] = {"role": config.role, "params": dict(config.params),
-                              "masker": Masker.from_params(config.params)}
+                              "masker": Masker.from_params(config.params, spec=self.spec)}
         return state
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -345,14 +352,14 @@ def cassette_provider(spec: str, workdir: Path, make_inner: Callable[[str], Prov
             raise ConfigError(f"{spec}: mode must be strict or lax (replay:{target}?mode=lax)")
         if not target.strip():
             raise ConfigError("replay needs a cassette file: model='replay:cassette.yaml'")
-        return ReplayProvider(_resolve(workdir, target), modes[-1])  # type: ignore[arg-type]
+        return ReplayProvider(_resolve(workdir, target), modes[-1], spec)  # type: ignore[arg-type]
     cassette, sep, inner = rest.partition(":")
     if not sep or not cassette.strip() or not inner.strip():
         raise ConfigError(f"{spec!r}: write record:<cassette.yaml>:<model spec>, for example "
                           "record:cassette.yaml:openai/gpt-4o-mini")
     if inner.startswith(("record:", "replay:")):
         raise ConfigError(f"{spec!r}: the recorded model cannot itself be a cassette")
-    return RecordingProvider(_resolve(workdir, cassette), make_inner(inner.strip()), inner.strip())
+    return RecordingProvider(_resolve(workdir, cassette), make_inner(inner.strip()), inner.strip(), spec)
 
 
 def _resolve(workdir: Path, name: str) -> Path:

