@@ -23,6 +23,7 @@ from a0nb.providers.litellm_provider import LiteLLMProvider, _litellm  # noqa: E
 from a0nb.providers.registry import make_provider  # noqa: E402
 
 REPEATS = 25
+CALLS = 10
 SYSTEM = "You are a0, an agent in a notebook.\n" + "Follow the rules of the tool prompt carefully. " * 40
 REPLY = '{"thoughts": ["compute it"], "headline": "Computing", "tool_name": "code_execution", ' \
         '"tool_args": {"runtime": "python", "code": "print(17*23)"}}' + " " * 100
@@ -132,13 +133,16 @@ def bench_chunks() -> None:
     stats("process_chunk alone, per chunk (budget 20 us)", fold, "us", 1e6)
     stats("driver + process_chunk, per chunk, no sink (budget 20 us)", per_chunk, "us", 1e6)
     stats("driver + process_chunk + async sink, per chunk", per_chunk_sink, "us", 1e6)
-    cold = InstantProvider(chunks[:50], cold=True)
-    finals = []
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        asyncio.run(complete(cold, [{"role": "user", "content": "hi"}], config))
-        finals.append(time.perf_counter() - t0)
-    stats("50-chunk call incl. cold path (chunk builder + cost)", finals)
+    usage = litellm.ModelResponseStream(choices=[], model="gpt-4o-mini")
+    usage.usage = litellm.Usage(prompt_tokens=900, completion_tokens=50, total_tokens=950)
+    for label, stream in (("50-chunk call + usage chunk, cold path included", chunks[:50] + [usage]),
+                          ("50-chunk call, no usage chunk (chunk builder + cost)", chunks[:50])):
+        cold, finals = InstantProvider(stream, cold=True), []
+        for _ in range(REPEATS):
+            t0 = time.perf_counter()
+            asyncio.run(complete(cold, [{"role": "user", "content": "hi"}], config))
+            finals.append(time.perf_counter() - t0)
+        stats(label, finals)
 
 
 # ---------------------------------------------------------------- 3. litellm direct vs complete()
@@ -163,10 +167,16 @@ def bench_overhead() -> None:
     async def via_a0nb() -> None:
         await complete(provider, msgs, config)
 
+    def in_one_loop(fn: Callable[[], Any]) -> Callable[[], None]:
+        async def many() -> None:
+            for _ in range(CALLS):
+                await fn()
+        return lambda: asyncio.run(many())
+
     runs: dict[str, Callable[[], Any]] = {
-        "litellm.completion(mock_response) (not streamed)": direct_sync,
-        "litellm.acompletion(stream=True) drained": lambda: asyncio.run(direct_stream()),
-        "complete(LiteLLMProvider) (streamed, usage, cost)": lambda: asyncio.run(via_a0nb()),
+        "litellm.completion(mock_response), not streamed": lambda: [direct_sync() for _ in range(CALLS)],
+        "litellm.acompletion(stream=True) drained": in_one_loop(direct_stream),
+        "complete(LiteLLMProvider): streamed, usage, cost": in_one_loop(via_a0nb),
     }
     for fn in runs.values():  # warm-up: litellm's lazy imports on first call
         fn()
@@ -175,12 +185,13 @@ def bench_overhead() -> None:
         for label, fn in runs.items():  # interleaved A/B/C
             t0 = time.perf_counter()
             fn()
-            times[label].append(time.perf_counter() - t0)
+            times[label].append((time.perf_counter() - t0) / CALLS)
+    print(f"(per call; each sample is the mean of {CALLS} calls in one event loop)")
     for label, values in times.items():
         stats(label, values)
-    a0 = times["complete(LiteLLMProvider) (streamed, usage, cost)"]
+    a0 = times["complete(LiteLLMProvider): streamed, usage, cost"]
     base = times["litellm.acompletion(stream=True) drained"]
-    stats("a0nb overhead per call vs drained litellm stream", [x - y for x, y in zip(a0, base)])
+    stats("a0nb overhead per call vs the drained litellm stream", [x - y for x, y in zip(a0, base)])
 
 
 def main() -> int:

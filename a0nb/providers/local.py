@@ -30,7 +30,7 @@ GEMMA_TEMPLATE = (
 DEFAULT_ARGS = ("text", "code", "runtime", "method", "skill_name", "query", "message", "profile")
 # worst case (every character one token) of the schema below fits max_tokens, so a reply is never cut off
 SAMPLING = {"temperature": 0.0, "top_k": 1, "repeat_penalty": 1.15, "max_tokens": 1024}
-_HEADING = re.compile(r"^###\s+([A-Za-z_][A-Za-z0-9_]*)\s*$", re.M)
+_HEADING = re.compile(r"^###\s+([a-z_][a-z0-9_]*)\s*$", re.M)  # tool names are snake_case; "### Examples" is not a tool
 _SECTION = re.compile(r"^#{1,6}\s", re.M)
 _ARGUMENT = re.compile(r"^\s*[-*]\s+`([A-Za-z_][A-Za-z0-9_]*)`", re.M)
 

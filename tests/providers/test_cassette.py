@@ -263,3 +263,21 @@ def test_empty_cassette_miss_has_no_diff(nb: Path) -> None:
     with pytest.raises(ModelError) as info:
         _call(make_provider("replay:empty.yaml", nb), _messages("hi"))
     assert "0 recorded" in str(info.value) and "Nearest" not in str(info.value)
+
+
+def test_a_hand_edited_request_matches_without_fixing_the_fingerprint(nb: Path) -> None:
+    _script(nb)
+    _call(make_provider("record:c.yaml:scripted:replies.yaml", nb), _messages("What is 2+2?"))
+    entries = yaml.safe_load((nb / "c.yaml").read_text(encoding="utf-8"))
+    entries[0]["request"]["messages"][1]["content"] = "What is 5+5?"
+    (nb / "c.yaml").write_text(yaml.safe_dump(entries), encoding="utf-8")
+    assert _call(make_provider("replay:c.yaml", nb), _messages("What is 5+5?")).reasoning == "plan the answer"
+
+
+def test_the_model_spec_quoted_in_the_prompt_does_not_break_replay(nb: Path) -> None:
+    _script(nb)
+    record_spec, replay_spec = "record:c.yaml:scripted:replies.yaml", "replay:c.yaml"
+    _call(make_provider(record_spec, nb), _messages("hi", system=f"You are agent 0, using model {record_spec}."))
+    assert record_spec not in (nb / "c.yaml").read_text(encoding="utf-8")
+    replayed = _call(make_provider(replay_spec, nb), _messages("hi", system=f"You are agent 0, using model {replay_spec}."))
+    assert replayed.reasoning == "plan the answer"

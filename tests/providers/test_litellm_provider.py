@@ -115,7 +115,16 @@ def test_litellm_chunk_objects_fold_like_dicts_and_get_a_cost(litellm: Any) -> N
     for field in ("content", "reasoning", "tool_calls"):
         assert getattr(from_objects, field) == getattr(from_dicts, field)
     assert from_objects.usage["completion_tokens"] == 7
-    assert isinstance(from_objects.cost, float) and from_objects.cost > 0
+    assert from_objects.cost == from_objects.usage["cost"]  # litellm priced its own usage chunk
+
+
+def test_cost_from_the_price_table_when_usage_has_no_cost(litellm: Any) -> None:
+    raw = _fixture("reasoning_tools_stream.json")["chunks"]
+    for chunk in raw:
+        (chunk.get("usage") or {}).pop("cost", None)
+    reply = _fold(LiteLLMProvider("openai/gpt-4o-mini"), [litellm.ModelResponseStream(**c) for c in raw])[2]
+    # gpt-4o-mini in litellm's bundled table: $0.15 / M prompt tokens, $0.60 / M completion tokens
+    assert reply.cost == pytest.approx(12 * 0.15e-6 + 7 * 0.6e-6)
 
 
 def test_cost_is_none_for_an_unpriced_model(litellm: Any) -> None:
@@ -130,6 +139,7 @@ def test_finalize_without_usage_chunk_still_reports_usage(litellm: Any) -> None:
     raw = [c for c in _fixture("text_stream.json")["chunks"] if c.get("choices")]
     reply = _fold(LiteLLMProvider("openai/gpt-4o-mini"), [litellm.ModelResponseStream(**c) for c in raw])[2]
     assert reply.usage.get("completion_tokens", 0) > 0  # counted by litellm's stream_chunk_builder
+    assert isinstance(reply.cost, float) and reply.cost > 0
 
 
 # ---------------------------------------------------------------- complete() end to end
@@ -415,3 +425,34 @@ def test_load_dotenv_missing_file_and_real_environ(tmp_path: Path, monkeypatch: 
         assert load_dotenv(tmp_path) == ["A0NB_TEST_DOTENV_VAR"] and os.environ["A0NB_TEST_DOTENV_VAR"] == "1"
     finally:
         os.environ.pop("A0NB_TEST_DOTENV_VAR", None)
+
+
+def test_api_key_as_a_parameter_is_refused() -> None:
+    from a0nb.errors import ConfigError
+    with pytest.raises(ConfigError, match="environment variable"):
+        LiteLLMProvider("openai/x").init(ModelConfig(spec="openai/x", params={"api_key": "sk-should-not-be-here"}))
+
+
+def test_early_stop_closes_the_litellm_stream(litellm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[bool] = []
+    real = litellm.acompletion
+
+    async def spy(**kwargs: Any) -> Any:
+        stream = await real(**kwargs)
+        original = stream.aclose
+
+        async def aclose() -> None:
+            closed.append(True)
+            await original()
+        stream.aclose = aclose
+        return stream
+
+    class StopAfterHello(Sink):
+        async def response(self, delta: str, full: str) -> str | None:
+            return full if "hello" in full else None
+
+    monkeypatch.setattr(litellm, "acompletion", spy)
+    config = ModelConfig(spec="openai/gpt-4o-mini", params={"mock_response": "hello there, a long reply follows"})
+    reply = _run(complete(LiteLLMProvider("openai/gpt-4o-mini"), MSGS, config, StopAfterHello()))
+    assert reply.stopped_early and reply.content.startswith("hello") and len(reply.content) < 12
+    assert closed == [True]

@@ -38,9 +38,18 @@ def shaped(monkeypatch: pytest.MonkeyPatch) -> LocalProvider:
 
 def test_tool_names_come_from_the_system_prompt_headings() -> None:
     assert tool_names(_messages("hi")) == ["response", "code_execution", "skills_tool"]
-    custom = _messages("hi", system="### weather\nGet it.\n### Some Heading\n### response\nAnswer.\n### weather\n")
+    custom = _messages("hi", system="### weather\nGet it.\n### Some Heading\n### Examples\n### response\nAnswer.\n### weather\n")
     assert tool_names(custom) == ["weather", "response"]
     assert tool_names([{"role": "user", "content": "### not_system"}]) == list(DEFAULT_TOOLS)
+
+
+def test_argument_names_come_from_tool_sections() -> None:
+    system = ("## Rules\n- `not_an_argument`: a bullet outside any tool section\n"
+              "### weather\nArguments:\n- `city`: where\n- `days` (optional): how many\n"
+              "## Examples\n- `example_bullet`\n")
+    names = local.argument_names(_messages("hi", system))
+    assert names[:len(local.DEFAULT_ARGS)] == list(local.DEFAULT_ARGS)
+    assert names[len(local.DEFAULT_ARGS):] == ["city", "days"]
 
 
 def test_schema_bounds_and_enum() -> None:
@@ -49,6 +58,9 @@ def test_schema_bounds_and_enum() -> None:
     assert props["tool_name"]["enum"] == ["response", "weather"]
     assert props["thoughts"]["maxItems"] == 2 and props["thoughts"]["items"]["maxLength"] == 200
     assert props["headline"]["maxLength"] == 80 and props["tool_args"]["type"] == "object"
+    # bounded keys: the tiny model otherwise copies whole prompt sections into tool_args and gets cut off
+    assert props["tool_args"]["additionalProperties"] is False and props["tool_args"]["maxProperties"] == 2
+    assert set(props["tool_args"]["properties"]) == set(local.DEFAULT_ARGS)
     assert set(schema["required"]) == {"thoughts", "headline", "tool_name", "tool_args"}
 
 
@@ -126,5 +138,7 @@ def test_real_call_returns_a_strict_json_tool_request(model_home: None, system: 
     assert isinstance(request["thoughts"], list) and len(request["thoughts"]) <= 2
     assert all(isinstance(t, str) and len(t) <= 200 for t in request["thoughts"])
     assert isinstance(request["headline"], str) and len(request["headline"]) <= 80
-    assert isinstance(request["tool_args"], dict) and all(isinstance(v, str) for v in request["tool_args"].values())
+    assert isinstance(request["tool_args"], dict) and len(request["tool_args"]) <= 2
+    assert set(request["tool_args"]) <= set(local.argument_names(messages))
+    assert all(isinstance(v, str) and len(v) <= 240 for v in request["tool_args"].values())
     assert reply.model == "local:gemma3-270m" and reply.usage["prompt_tokens"] > 0 and reply.chunks >= 1
