@@ -122,6 +122,10 @@ class Agent:
         self._part_cache: dict[int, Any] = {}
         self._env_seen: tuple[str | None, ...] = ()
         self._project: Project | None = None
+        try:  # agent_init extensions already run under the configured extension_timeout
+            self.settings
+        except (A0Error, ValueError, TypeError):
+            pass  # a bad setting is reported by the first ask; until then the registry's default limit holds
         self.extensions.call_sync("agent_init", self)
 
     # -- public API ---------------------------------------------------------------------------
@@ -151,6 +155,7 @@ class Agent:
         key = (self.hierarchy.generation, self._settings_version, self.shared.magic_settings.version)
         if self._settings is None or self._settings[0] != key:
             self._settings = (key, self._resolve_settings())
+            self.extensions.timeout = self._settings[1].extension_timeout or None
         return self._settings[1]
 
     def _resolve_settings(self) -> Settings:
@@ -184,6 +189,11 @@ class Agent:
     def ask(self, message: str, **options: Any) -> Turn:
         """Run one user message to an answer (plain Python, IPython, or inside a running event loop)."""
         return self.shared.bridge.run(lambda: self.ask_async(message, **options), on_interrupt=self.interrupt)
+
+    async def ask_background(self, message: str, **options: Any) -> Turn:
+        """Like `ask`, awaited from another running loop (a kernel cell) that stays free meanwhile."""
+        return await self.shared.bridge.run_async(lambda: self.ask_async(message, **options),
+                                                  on_interrupt=self.interrupt)
 
     def interrupt(self) -> None:
         """Stop the running turn at its next checkpoint (thread-safe)."""

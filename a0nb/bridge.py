@@ -23,6 +23,7 @@ class Bridge:
         self._lock = threading.Lock()
         self.interrupt_grace = 2.0
         self._on_interrupt: Callable[[], None] | None = None
+        self._waiting_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -75,6 +76,34 @@ class Bridge:
         finally:
             self._waiting_thread = previous
 
+    async def run_async(self, make: Callable[[], Awaitable[T]], on_interrupt: Callable[[], None] | None = None) -> T:
+        """Await `make()` on the agent loop from ANOTHER running loop (a kernel's) without blocking it, so the
+        front end's widget messages are served during the turn. Main-thread jobs are scheduled on the caller's
+        loop. A cancellation of the awaiting task (ipykernel turns a kernel interrupt into one) asks the turn to
+        stop at its next checkpoint and waits up to `interrupt_grace` for it."""
+        caller = asyncio.get_running_loop()
+        if caller is self._loop:
+            return await make()
+        future = asyncio.run_coroutine_threadsafe(_wrap(make), self.loop)
+        wrapped = asyncio.wrap_future(future)
+        saved = (self._waiting_thread, self._waiting_loop, self._on_interrupt)
+        self._waiting_thread, self._waiting_loop = threading.current_thread(), caller
+        self._on_interrupt = on_interrupt
+        try:
+            try:
+                return await asyncio.shield(wrapped)
+            except asyncio.CancelledError:
+                if on_interrupt is not None:
+                    on_interrupt()
+                try:
+                    return await asyncio.wait_for(asyncio.shield(wrapped), self.interrupt_grace)
+                except asyncio.TimeoutError:
+                    future.cancel()
+                    from .errors import TurnInterrupted
+                    raise TurnInterrupted("the turn did not stop in time after the interrupt and was cancelled") from None
+        finally:
+            self._waiting_thread, self._waiting_loop, self._on_interrupt = saved
+
     def _serve_jobs(self, future: concurrent.futures.Future[Any]) -> None:
         try:
             job = self._jobs.get(timeout=0.1)
@@ -102,7 +131,11 @@ class Bridge:
             except BaseException as exc:
                 done.set_exception(exc)
 
-        self._jobs.put(job)
+        if self._waiting_loop is not None:
+            # the waiting thread runs an event loop (a kernel): run the job there, interruptible by Ctrl-C
+            self._waiting_loop.call_soon_threadsafe(_interruptible, job)
+        else:
+            self._jobs.put(job)
         return await asyncio.wrap_future(done)
 
     def close(self) -> None:
@@ -112,6 +145,20 @@ class Bridge:
                 self._thread.join(timeout=2)
             self._loop = None
             self._thread = None
+
+
+def _interruptible(job: Callable[[], None]) -> None:
+    """While user code runs on the main thread, SIGINT raises KeyboardInterrupt there (ipykernel otherwise
+    turns it into a cancellation of the awaiting cell, which would wait for the code to finish)."""
+    import signal
+    if threading.current_thread() is not threading.main_thread():
+        job()
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        job()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _noop() -> None:

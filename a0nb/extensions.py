@@ -1,10 +1,13 @@
 """Extensions: discovery across the hierarchy (both folder spellings), same-file-name override,
-run order by file name, Python-registered extensions, and `@extensible` implicit points."""
+run order by file name, Python-registered extensions, `@extensible` implicit points, and time limits."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import functools
 import inspect
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +21,12 @@ from .points import POINTS, is_known
 
 F = TypeVar("F", bound=Callable[..., Any])
 REGISTERED = "registered in the notebook"
+# A user's sync extension runs in a worker thread (so a hang can be cut off at `timeout`) until it has been
+# quick QUICK_RUNS times in a row; then it runs inline, timed, and goes back to a worker after a slow run.
+# Bundled and async extensions always run inline (async ones are limited by asyncio.wait_for).
+QUICK_RUNS = 3
+QUICK_SECONDS = 0.05
+_TRUSTED = 1 << 30
 
 
 class Extension:
@@ -68,6 +77,7 @@ class Extensions:
         self.registered: dict[str, dict[str, ExtensionInfo]] = {}
         self.stats = FireStats()
         self._validated_generation = -1
+        self._quick: dict[Any, int] = {}  # factory -> quick runs in a row (_TRUSTED: always inline)
 
     # -- resolution -------------------------------------------------------------------------
     def resolve(self, point: str) -> list[ExtensionInfo]:
@@ -150,19 +160,17 @@ class Extensions:
         for info in self.resolve(point):
             before = _snapshot(kwargs)
             try:
-                result = _invoke(info, agent, kwargs)
+                result = self._run(info, point, agent, kwargs)
                 if inspect.isawaitable(result):
                     if self.timeout:
                         await asyncio.wait_for(_as_coro(result), self.timeout)
                     else:
                         await result
             except asyncio.TimeoutError as exc:
-                raise ExtensionError(
-                    f"extension {info.label} at point {point} took longer than {self.timeout:g} s and was stopped "
-                    "(set A0NB_EXTENSION_TIMEOUT or agent.extensions.timeout to allow more)") from exc
+                raise self._overdue(info, point, "was stopped") from exc
             except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
                 raise
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
                 raise _wrap(info, point, exc) from exc
             _attribute(info, kwargs, before)
 
@@ -170,22 +178,80 @@ class Extensions:
         self._count(point)
         for info in self.resolve(point):
             before = _snapshot(kwargs)
-            started = time.perf_counter()
             try:
-                result = _invoke(info, agent, kwargs)
+                result = self._run(info, point, agent, kwargs)
             except (A0Error, RepairableError, KeyboardInterrupt):
                 raise
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 raise _wrap(info, point, exc) from exc
             if inspect.isawaitable(result):
                 if inspect.iscoroutine(result):
                     result.close()
                 raise ExtensionError(f"extension {info.label} is async but point {point} is synchronous; "
                                      "make its execute() a plain def")
-            if self.timeout and time.perf_counter() - started > self.timeout:
-                self.diagnostics.add("warning", "extension", f"took {time.perf_counter() - started:.1f} s at {point}",
-                                     info.path)
             _attribute(info, kwargs, before)
+
+    # -- time limits -------------------------------------------------------------------------
+    def _run(self, info: ExtensionInfo, point: str, agent: Any, kwargs: dict[str, Any]) -> Any:
+        """Call one extension: inline when trusted or known quick (timed), else in a worker thread."""
+        quick = self._quick.get(info.factory)
+        if quick is None:
+            quick = self._quick[info.factory] = _TRUSTED if _trusted(info) else 0
+        if not self.timeout or quick >= _TRUSTED:
+            return _invoke(info, agent, kwargs)
+        started = time.perf_counter()
+        if quick >= QUICK_RUNS:
+            try:
+                return _invoke(info, agent, kwargs)
+            finally:
+                self._timed(info, point, time.perf_counter() - started)
+        result = self._in_worker(info, point, agent, kwargs)
+        self._timed(info, point, time.perf_counter() - started)
+        return result
+
+    def _timed(self, info: ExtensionInfo, point: str, elapsed: float) -> None:
+        if elapsed <= QUICK_SECONDS:
+            self._quick[info.factory] = self._quick.get(info.factory, 0) + 1
+            return
+        self._quick[info.factory] = 0  # slow once: back to a worker thread, where a hang can be cut off
+        if self.timeout and elapsed > self.timeout:
+            self.diagnostics.add("warning", "extension", f"took {elapsed:.1f} s at {point} (limit {self.timeout:g} s)",
+                                 info.path if info.path else info.label)
+
+    def _in_worker(self, info: ExtensionInfo, point: str, agent: Any, kwargs: dict[str, Any]) -> Any:
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        context = contextvars.copy_context()
+
+        def work() -> None:
+            try:
+                done.set_result(context.run(_invoke, info, agent, kwargs))
+            except BaseException as exc:  # handed to the caller, which decides what it means
+                done.set_exception(exc)
+
+        # a daemon thread, not a pool: a hung extension must not block interpreter exit or later calls
+        threading.Thread(target=work, name=f"a0nb-extension-{info.name}", daemon=True).start()
+        try:
+            return done.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            self._quick[info.factory] = 0
+            raise self._overdue(info, point, "was abandoned (its thread cannot be killed and runs on in the "
+                                "background; the turn no longer waits for it)") from None
+
+    def _overdue(self, info: ExtensionInfo, point: str, what: str) -> ExtensionError:
+        where = str(info.path) if info.path else info.label
+        self.diagnostics.add("error", "extension", f"took longer than {self.timeout:g} s at point {point} and {what}",
+                             where, fix="make it faster, or raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT")
+        return ExtensionError(
+            f"extension {info.label} at point {point} took longer than {self.timeout:g} s and {what} "
+            "(set extension_timeout / A0NB_EXTENSION_TIMEOUT, or agent.extensions.timeout, to allow more)")
+
+
+def _trusted(info: ExtensionInfo) -> bool:
+    """Bundled extensions are part of a0nb; async ones are limited by asyncio.wait_for without a thread."""
+    if info.root_label.startswith("bundled"):
+        return True
+    fn = getattr(info.factory, "execute", None) if info.is_class else info.factory
+    return inspect.iscoroutinefunction(fn)
 
 
 def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
@@ -220,7 +286,7 @@ async def _as_coro(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
-def _wrap(info: ExtensionInfo, point: str, exc: Exception) -> ExtensionError:
+def _wrap(info: ExtensionInfo, point: str, exc: BaseException) -> ExtensionError:
     where = str(info.path) if info.path else f"{info.name} ({REGISTERED})"
     return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
 

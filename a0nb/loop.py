@@ -92,7 +92,7 @@ async def handle_reply(agent: "Agent", ld: LoopData, text: str, tool_calls: list
             text = request.raw
     else:
         request = parse_tool_request(text)
-    if text == ld.last_response:
+    if text and text == ld.last_response:  # an empty first reply is a misformat, not a repeat of ''
         agent.hist_add_ai_response(text)
         _no_progress(agent, ld, text, "sent the same reply twice in a row")
         agent.hist_add_warning(agent.read_prompt("fw.msg_repeat.md"))
@@ -134,8 +134,11 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
             response = await tool.execute(**args)
         except (A0Error, RepairableError, asyncio.CancelledError):
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a tool must not end the agent's event loop
             response = Response(message=agent.tool_error_text(request.full_name, exc))
+        if not isinstance(response, Response):  # a tool class returning None or text would break after_execution
+            bad = TypeError(f"execute() returned {type(response).__name__}, not a0nb.Response")
+            response = Response(message=agent.tool_error_text(request.full_name, bad))
         agent.checkpoint(ld)
         await agent.fire("tool_execute_after", response=response, tool_name=request.full_name)
         await tool.after_execution(response)

@@ -2,6 +2,8 @@
 one table. A thin adapter over `Agent`; config is `A0` (magic_config), output is `Output` (magic_output)."""
 from __future__ import annotations
 
+import asyncio
+
 import argparse
 import os
 import re
@@ -152,6 +154,11 @@ class A0Magics(Magics):
         self.options.observe(self._profile_changed, names=["profile"])
         self.options.observe(self._chat_changed, names=["chat"])
 
+        def a0nb_async_asks(lines: list[str]) -> list[str]:
+            return self._awaitable_cell(lines)
+        a0nb_async_asks.has_side_effects = True  # type: ignore[attr-defined]
+        self._async_transformer = a0nb_async_asks
+
     # -- lifecycle ----------------------------------------------------------------------------
     def install(self) -> None:
         from .completion import install
@@ -159,7 +166,9 @@ class A0Magics(Magics):
             self.shell.configurables.append(self.options)
         self._uninstall = install(self.shell, self)
         cleanup = self.shell.input_transformers_cleanup
-        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") != keep_question_marks.__name__]
+        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") not in (keep_question_marks.__name__,
+                                                                              "a0nb_async_asks")]
+        cleanup.append(self._async_transformer)
         cleanup.append(keep_question_marks)
         if self.options.chat:
             self.chat.enable()
@@ -167,7 +176,8 @@ class A0Magics(Magics):
     def uninstall(self) -> None:
         self.chat.disable()
         cleanup = self.shell.input_transformers_cleanup
-        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") != keep_question_marks.__name__]
+        cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") not in (keep_question_marks.__name__,
+                                                                              "a0nb_async_asks")]
         if self._uninstall is not None:
             self._uninstall()
             self._uninstall = None
@@ -265,20 +275,28 @@ class A0Magics(Magics):
 
     # -- asking -------------------------------------------------------------------------------
     def sub_ask(self, rest: str) -> None:
+        self._ask(*self._parse_line_ask(rest))
+
+    def _parse_line_ask(self, rest: str) -> tuple[argparse.Namespace, str]:
         tokens, text = split_options(rest)
-        self._ask(_ask_parser("%a0 ask").parse_args(tokens), text)
+        return _ask_parser("%a0 ask").parse_args(tokens), text
 
     def ask_cell(self, line: str, cell: str) -> None:
+        parsed = self._parse_cell(line, cell)
+        if parsed is not None:
+            self._ask(*parsed)
+
+    def _parse_cell(self, line: str, cell: str) -> tuple[argparse.Namespace, str] | None:
         tokens = _split("%%a0", line)
         if tokens[:1] == ["ask"]:
             tokens = tokens[1:]
         if tokens in (["--help"], ["-h"]):
             print(SUBCOMMANDS["ask"].usage.replace("%a0 ask", "%%a0") + "\n    the cell body is the message")
-            return
+            return None
         # IPython hands the body over with its final newline; the message is the text as typed
-        self._ask(_ask_parser("%%a0").parse_args(tokens), cell.lstrip("\n").rstrip())
+        return _ask_parser("%%a0").parse_args(tokens), cell.lstrip("\n").rstrip()
 
-    def _ask(self, opts: argparse.Namespace, text: str) -> None:
+    def _begin(self, opts: argparse.Namespace, text: str) -> tuple[Any, str, str]:
         if opts.interpolate:
             text = interpolate(text, self.shell.user_ns)
         if not text.strip():
@@ -288,12 +306,19 @@ class A0Magics(Magics):
         if opts.profile:
             self._set_profile(agent, opts.profile)
         self._sync(agent, model=opts.model)
+        return agent, previous, text
+
+    def _end(self, agent: Any, opts: argparse.Namespace, previous: str) -> None:
+        self._sync(agent)
+        if opts.profile and agent.profile != previous:
+            agent.set_profile(previous)
+
+    def _ask(self, opts: argparse.Namespace, text: str) -> None:
+        agent, previous, text = self._begin(opts, text)
         try:
             self._run_turn(agent, opts, text)
         finally:
-            self._sync(agent)
-            if opts.profile and agent.profile != previous:
-                agent.set_profile(previous)
+            self._end(agent, opts, previous)
 
     def _run_turn(self, agent: Any, opts: argparse.Namespace, text: str) -> None:
         attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
@@ -302,13 +327,68 @@ class A0Magics(Magics):
         try:
             turn = agent.ask(text, attachments=attachments, history=not opts.no_history)
         except (A0Error, KeyboardInterrupt) as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                # a second interrupt while the turn was winding down: stop it and keep the notebook usable
-                agent.interrupt()
-                exc = A0Error("interrupted; the turn stops at its next checkpoint")
-            self._finish(live, opts, agent.turns[-1] if len(agent.turns) > started else None)
-            self.out.error(exc)
+            self._failed(agent, live, opts, started, exc)
             return
+        self._succeeded(agent, live, opts, turn)
+
+    async def ask_awaitable(self, line: str, cell: str | None) -> None:
+        """`%a0 ask` / `%%a0` awaited in the kernel's own loop: the loop stays free during the turn, so the
+        live inspector's tabs answer while the agent works (ipykernel serves widget messages of async cells)."""
+        try:
+            parsed = self._parse_cell(line, cell) if cell is not None else self._parse_line_ask(line.strip()[4:])
+            if parsed is None:
+                return
+            agent, previous, text = self._begin(*parsed)
+            opts = parsed[0]
+            try:
+                attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
+                started = len(agent.turns)
+                live = self._start_live(agent)
+                try:
+                    turn = await agent.ask_background(text, attachments=attachments, history=not opts.no_history)
+                except (A0Error, KeyboardInterrupt, asyncio.CancelledError) as exc:
+                    self._failed(agent, live, opts, started, exc)
+                    return
+                self._succeeded(agent, live, opts, turn)
+            finally:
+                self._end(agent, opts, previous)
+        except UsageError:
+            raise
+        except A0Error as exc:
+            self.out.error(exc)
+
+    def _can_await(self) -> bool:
+        """Only in a live ipykernel front end with autoawait: there the cell's loop is the kernel's."""
+        return (type(self.shell).__name__ == "ZMQInteractiveShell" and bool(getattr(self.shell, "autoawait", False))
+                and self.interactive())
+
+    def _awaitable_cell(self, lines: list[str]) -> list[str]:
+        """Rewrite a `%%a0` cell or a lone `%a0 ask …` line into an awaited call of `ask_awaitable`."""
+        if not any("%a0" in line for line in lines):
+            return lines
+        body = [line for line in lines if line.strip()]
+        if not body:
+            return lines
+        head = body[0].strip()
+        call = "await __import__('a0nb.magics', fromlist=['get_magics']).get_magics(get_ipython()).ask_awaitable"
+        if head.startswith("%%a0") and (len(head) == 4 or head[4].isspace()):
+            first = next(i for i, line in enumerate(lines) if line.strip())
+            if not self._can_await():
+                return lines
+            return [f"{call}({head[4:].strip()!r}, {''.join(lines[first + 1:])!r})\n"]
+        if len(body) == 1 and re.match(r"^%a0\s+ask(\s|$)", head) and self._can_await():
+            return [f"{call}({head[4:].strip()!r}, None)\n"]
+        return lines
+
+    def _failed(self, agent: Any, live: Any, opts: argparse.Namespace, started: int, exc: BaseException) -> None:
+        if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+            # a second interrupt while the turn was winding down: stop it and keep the notebook usable
+            agent.interrupt()
+            exc = A0Error("interrupted; the turn stops at its next checkpoint")
+        self._finish(live, opts, agent.turns[-1] if len(agent.turns) > started else None)
+        self.out.error(exc)  # type: ignore[arg-type]
+
+    def _succeeded(self, agent: Any, live: Any, opts: argparse.Namespace, turn: Any) -> None:
         self._finish(live, opts, turn)
         fmt = opts.format or self.options.format
         self.out.answer(turn, fmt, turn_metadata(agent, turn), live is not None)

@@ -25,6 +25,7 @@ __all__ = ["VariablesPlugin", "PromptDir", "Source", "Rendered", "PromptEngine",
 # timestamp tick (coarse file-system clocks), so such reads are not trusted as cache entries.
 _RACY_NS = 2_000_000_000
 _MAX_BITS = 100_000  # bound on integers and sequences built inside `{{if}}` expressions
+_MAX_NESTING = 100  # `{{if}}` blocks render recursively; deeper nesting would end in a RecursionError
 _TEXT_CACHE = 64
 
 
@@ -147,6 +148,12 @@ def _compile(expr: str) -> tuple[ast.Expression | None, str]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 def _parse(text: str, line: int = 1) -> tuple[tuple[_Node, ...], list[tuple[str, int | None]]]:
     root: list[_Node] = []
     cur = root
@@ -162,6 +169,8 @@ def _parse(text: str, line: int = 1) -> tuple[tuple[_Node, ...], list[tuple[str,
         if m["var"] is not None:
             cur.append(_Var(m["var"], raw, line))
         elif m["expr"] is not None:
+            if len(stack) >= _MAX_NESTING:
+                raise _TooDeep(line)
             stack.append((m, cur, line))
             cur = []
         elif m["endif"] is not None:
@@ -194,9 +203,13 @@ def _template(data: bytes, label: str) -> _Template:
         text = data.decode("utf-8", errors="replace")
         notes.append((f"{label} is not valid UTF-8 ({exc.reason} at byte {exc.start}); bad bytes shown as U+FFFD", None))
     text = text.lstrip("\ufeff").replace("\r\n", "\n")
-    nodes, parse_notes = _parse(text)
-    fenced = _fence_body(text)
-    body = _parse(*fenced)[0] if fenced else None
+    try:
+        nodes, parse_notes = _parse(text)
+        fenced = _fence_body(text)
+        body = _parse(*fenced)[0] if fenced else None
+    except _TooDeep as exc:
+        raise PromptError(f"{label}:{exc.line}: {{{{if}}}} blocks nested more than {_MAX_NESTING} levels deep; "
+                          "flatten them (combine conditions with and/or)") from None
     return _Template(nodes, tuple(notes + parse_notes), body)
 
 
@@ -723,7 +736,7 @@ class PromptEngine:
             got = cls().get_variables(str(md_path), [str(x.path) for x in self._dirs], _agent=ctx.agent, **extra)
             if not isinstance(got, dict):
                 raise TypeError(f"get_variables returned {type(got).__name__}, not a dict")
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a loader must not end the agent's event loop
             self.diagnostics.add("error", "prompt", f"{cls.__name__}.get_variables failed: {type(exc).__name__}: "
                                  f"{exc}; {name} rendered without its variables", path, fix="fix the loader")
             return {}
@@ -757,7 +770,7 @@ class PromptEngine:
                 spec.loader.exec_module(module)
             finally:
                 sys.modules.pop(module_name, None)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             return None, f"variables loader failed to import: {type(exc).__name__}: {exc}"
         classes = [v for v in vars(module).values() if _is_plugin(v)]
         own = [c for c in classes if c.__module__ == module_name]

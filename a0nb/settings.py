@@ -82,7 +82,7 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
         if k in _NAMES:
             try:
                 out[k] = _coerce(k, v)
-            except (ValueError, ConfigError) as exc:
+            except (ValueError, TypeError, ConfigError) as exc:  # e.g. `retries: [1]`
                 diagnostics.add("error", "settings", f"{k}: {exc}", path)
     return out
 

@@ -84,7 +84,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequenc
                  f'{";width:" + widths[i] if i < len(widths) and widths[i] else ""}">{esc(h)}</th>'
                  for i, h in enumerate(headers))
     body = "".join(f'<tr style="border-bottom:1px solid {LINE}">' + "".join(
-        f'<td style="padding:3px 8px;vertical-align:top">{c}</td>' for c in row) + "</tr>" for row in rows)
+        f'<td style="text-align:left;padding:3px 8px;vertical-align:top;overflow-wrap:anywhere">{c}</td>' for c in row) + "</tr>" for row in rows)
     return (f'<table style="border-collapse:collapse;width:100%;margin:4px 0;color:{INK};background:{PAPER}">'
             f"<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
 
