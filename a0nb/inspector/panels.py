@@ -55,7 +55,7 @@ def render_extras(agent: Any) -> Rendering:
         lines.append(f"  {key} ({p.origin}) ← {p.extension or 'outside an extension'}")
         rows.append((h.code(key), h.collapsed(style(p.text), short=300), h.esc(style(p.source)),
                      h.badge(p.origin, "tool" if p.origin == "persistent" else "warning"), f"{p.tokens:,}"))
-    body = h.table(["key", "value", "set by", "kind", "tokens"], rows, ("150px", "45%", "", "90px", "60px")) if rows \
+    body = h.table(["key", "value", "set by", "kind", "tokens"], rows, ("18%", "34%", "31%", "11%", "6%")) if rows \
         else h.note("The last call carried no extras.")
     return _simple("Extras", lines, body, {"call": c.index})
 
