@@ -97,9 +97,29 @@ def build_request(role: str, model: str, messages: list[dict[str, Any]], params:
     return _plain({"role": role, "model": model, "messages": messages, "tools": params.get("tools"), "params": kept})
 
 
+# Extras whose values describe the moment, not the conversation: the clock, and the notebook folder's file
+# tree (which changes as soon as the notebook writes a file — the cassette itself included).
+VOLATILE_EXTRAS = ("current_datetime", "project_file_structure")
+_EXTRAS_MARK = "[EXTRAS]\n"
+
+
+def _without_volatile_extras(text: str) -> str:
+    head, mark, tail = text.rpartition(_EXTRAS_MARK)
+    if not mark:
+        return text
+    try:
+        extras = json.loads(tail)
+    except ValueError:
+        return text
+    if not isinstance(extras, dict):
+        return text
+    kept = {k: v for k, v in extras.items() if k not in VOLATILE_EXTRAS}
+    return head + mark + json.dumps(kept, ensure_ascii=False)
+
+
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
-        return DATETIME.sub("<datetime>", value)
+        return DATETIME.sub("<datetime>", _without_volatile_extras(value))
     if isinstance(value, dict):
         return {k: _scrub(v) for k, v in value.items()}
     if isinstance(value, list):
