@@ -168,6 +168,9 @@ class Agent:
         self._arguments.update(values)
         self._settings_version += 1
         if "model" in values or "utility_model" in values:
+            if "model" in values and self._model_list is not None:
+                # the provider is cached by id() of the list, and the next list may reuse a freed list's id
+                self.shared.providers.pop(f"list:{id(self._model_list)}", None)
             if "model" in values and not isinstance(values["model"], str) and values["model"] is not None:
                 self._model_list, self._arguments["model"] = list(values["model"]), None
             elif "model" in values:
@@ -346,7 +349,7 @@ class Agent:
         if s.temperature is not None:
             params["temperature"] = s.temperature
         if self.secrets:
-            params["_secret_values"] = self.secrets.values()
+            params["_secret_values"] = self.secrets.items()
         if s.cassette_mode != "strict":
             params["_cassette_mode"] = s.cassette_mode
         return ModelConfig(spec=self.model_spec(role), role="chat" if role == "chat" else "utility", params=params,
@@ -380,8 +383,8 @@ class Agent:
         try:
             reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], _LoopSink(self, ld))
         except ContextWindowExceeded as exc:
+            _fail(record, exc)  # the failed attempt keeps its record (and says why), whether or not a retry follows
             if ld.params_persistent.get("_ctx_retry") or not await self.compact_history(force=True):
-                _fail(record, exc)
                 raise
             ld.params_persistent["_ctx_retry"] = True
             messages = await self.prepare_prompt(ld)

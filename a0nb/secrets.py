@@ -156,6 +156,10 @@ class Secrets:
     def values(self) -> list[str]:
         return [v for v in self._values.values() if v]
 
+    def items(self) -> dict[str, str]:
+        """NAME → value, for writers that mask with the alias (cassettes); never display this."""
+        return {k: v for k, v in self._values.items() if v}
+
     def __bool__(self) -> bool:
         return bool(self._values)
 

@@ -103,8 +103,7 @@ async def _attempt(provider: Provider, messages: list[dict[str, Any]], config: M
     state.setdefault("partial", new_partial())
     native, state = provider.initialize_request(messages, state)
     splitter = None if provider.has_reasoning_channel else ThinkSplitter()
-    content: list[str] = []
-    reasoning: list[str] = []
+    acc = {"r": "", "c": ""}  # running texts: the sink gets the whole text so far without re-joining
     stopped = False
     stream = provider.stream(native, state)
     try:
@@ -113,18 +112,18 @@ async def _attempt(provider: Provider, messages: list[dict[str, Any]], config: M
             if splitter is not None and c_delta:
                 extra_r, c_delta = splitter.feed(c_delta)
                 r_delta += extra_r
-            if await _emit(sink, r_delta, c_delta, reasoning, content):
+            if await _emit(sink, r_delta, c_delta, acc):
                 stopped = True
                 break
         if splitter is not None and not stopped:
             extra_r, c_delta = splitter.flush()
-            await _emit(sink, extra_r, c_delta, reasoning, content)
+            await _emit(sink, extra_r, c_delta, acc)
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
         if state["partial"]["chunks"]:
             raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
-                               f"{type(exc).__name__}: {exc}", "".join(content)) from exc
+                               f"{type(exc).__name__}: {exc}", acc["c"]) from exc
         raise
     finally:
         aclose = getattr(stream, "aclose", None)
@@ -134,22 +133,22 @@ async def _attempt(provider: Provider, messages: list[dict[str, Any]], config: M
     reply.latency = time.perf_counter() - started
     if splitter is not None or stopped:
         # the canonical text is what was emitted: think tags split off, text after an early stop dropped
-        reply.content = "".join(content)
-        reply.reasoning = "".join(reasoning) or reply.reasoning
+        reply.content = acc["c"]
+        reply.reasoning = acc["r"] or reply.reasoning
     reply.stopped_early = stopped
     return reply
 
 
-async def _emit(sink: StreamSink | None, r_delta: str, c_delta: str, reasoning: list[str], content: list[str]) -> bool:
+async def _emit(sink: StreamSink | None, r_delta: str, c_delta: str, acc: dict[str, str]) -> bool:
     if r_delta:
-        reasoning.append(r_delta)
+        acc["r"] += r_delta
         if sink is not None:
-            await sink.reasoning(r_delta, "".join(reasoning))
+            await sink.reasoning(r_delta, acc["r"])
     if c_delta:
-        content.append(c_delta)
+        acc["c"] += c_delta
         if sink is not None:
-            snapshot = await sink.response(c_delta, "".join(content))
+            snapshot = await sink.response(c_delta, acc["c"])
             if snapshot is not None:
-                content[:] = [snapshot]
+                acc["c"] = snapshot
                 return True
     return False

@@ -1,0 +1,2 @@
+def execute(**kwargs):
+    return None

@@ -1,0 +1,5 @@
+from a0nb import Extension
+
+
+class X(Extension):
+    pass

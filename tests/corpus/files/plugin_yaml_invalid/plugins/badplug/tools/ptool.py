@@ -1,0 +1,2 @@
+def ptool():
+    return 'x'

@@ -1,0 +1,2 @@
+def explode(x: str = ''):
+    raise RuntimeError('tool exploded')

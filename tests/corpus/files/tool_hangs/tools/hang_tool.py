@@ -1,0 +1,5 @@
+import time
+
+
+def hang_tool():
+    time.sleep(600)

@@ -1,0 +1,1 @@
+raise ImportError('shadowing response is broken')

@@ -1,0 +1,2 @@
+def syntax_tool(:
+    pass

@@ -1,0 +1,2 @@
+def strict(a: int, b: int):
+    return a + b

@@ -1,0 +1,1 @@
+raise RuntimeError('loader import failed')

@@ -1,0 +1,6 @@
+from a0nb.prompts import VariablesPlugin
+
+
+class V(VariablesPlugin):
+    def get_variables(self, file, backup_dirs=None, **kwargs):
+        return ['x']
