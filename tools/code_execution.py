@@ -8,7 +8,6 @@ import contextlib
 import io
 import os
 import signal
-import sys
 import threading
 import traceback
 
