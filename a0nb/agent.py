@@ -369,7 +369,10 @@ class Agent(ModelCalls):
 
     # -- tools ------------------------------------------------------------------------------------
     def get_tool(self, request: ToolRequest, message: str, ld: loop.LoopData) -> Tool:
-        info = self.tools.resolve(request.tool_name)
+        try:
+            info = self.tools.resolve(request.tool_name)
+        except OSError:  # a name the file system refuses (e.g. longer than 255 bytes) names no tool file
+            info = None
         unknown = info is None
         if info is None:
             info = self.tools.resolve("unknown")

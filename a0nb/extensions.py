@@ -197,16 +197,13 @@ class Extensions:
         quick = self._quick.get(info.factory)
         if quick is None:
             quick = self._quick[info.factory] = _TRUSTED if _trusted(info) else 0
-        if not self.timeout or quick >= _TRUSTED:
+        if quick >= _TRUSTED or not self.timeout:
             return _invoke(info, agent, kwargs)
         started = time.perf_counter()
-        if quick >= QUICK_RUNS:
-            try:
-                return _invoke(info, agent, kwargs)
-            finally:
-                self._timed(info, point, time.perf_counter() - started)
-        result = self._in_worker(info, point, agent, kwargs)
-        self._timed(info, point, time.perf_counter() - started)
+        result = _invoke(info, agent, kwargs) if quick >= QUICK_RUNS else self._in_worker(info, point, agent, kwargs)
+        elapsed = time.perf_counter() - started
+        if quick < QUICK_RUNS or elapsed > QUICK_SECONDS:
+            self._timed(info, point, elapsed)
         return result
 
     def _timed(self, info: ExtensionInfo, point: str, elapsed: float) -> None:
@@ -243,7 +240,7 @@ class Extensions:
                              where, fix="make it faster, or raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT")
         return ExtensionError(
             f"extension {info.label} at point {point} took longer than {self.timeout:g} s and {what} "
-            "(set extension_timeout / A0NB_EXTENSION_TIMEOUT, or agent.extensions.timeout, to allow more)")
+            "(raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT to allow more; 0 means no limit)")
 
 
 def _trusted(info: ExtensionInfo) -> bool:

@@ -21,7 +21,6 @@ _XML_CALL = re.compile(
     r"<\s*/?\s*(?:tool_calls?|function_calls?|function|invoke|tool_use|parameter)\b", re.I
 )
 _ARRAY_START = re.compile(r"\s*(?:```[\w-]*\s*)?\[")
-_MAX_NAME = 128
 _DECODER = json.JSONDecoder(strict=False)  # stateless; strict=False lets raw control characters through
 
 
@@ -147,12 +146,6 @@ def _validate(value: Any, raw: str, text: str) -> ToolRequest | Misformat:
         return Misformat(
             '"tool_name" was empty. Put the name of a tool in it, e.g. "response" or '
             f'"skills_tool:load". {_SEND}',
-            raw=text,
-        )
-    if len(base) > _MAX_NAME:  # longer names cannot be tool files (and overflow file-name limits in lookups)
-        return Misformat(
-            f'"tool_name" is {len(base)} characters long; tool names are short identifiers such as '
-            f'"response" or "code_execution". {_SEND}',
             raw=text,
         )
     args = value.get("tool_args")

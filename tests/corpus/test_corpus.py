@@ -16,7 +16,6 @@ import yaml
 from a0nb import Agent
 from a0nb.errors import A0Error, Misformat, TurnError
 from a0nb.extract import ToolRequest, parse_tool_request
-from a0nb.providers import scripted
 from a0nb.testing import answer, tool_reply
 
 HERE = Path(__file__).resolve().parent
@@ -24,12 +23,9 @@ REPLIES = sorted((HERE / "replies").glob("*.txt"))
 FILE_CASES = sorted(d for d in (HERE / "files").iterdir() if d.is_dir())
 # short limits so hanging inputs cost about a second each; no backoff between retries
 SETTINGS: dict[str, Any] = {"code_timeout": 1, "extension_timeout": 1, "backoff": 0}
+OPTIONS: dict[str, Any] = {"entry_points": False}  # pip-installed plugins are not under test (and cost ~20 ms)
 FIRST, SECOND, THIRD = "first normal answer", "second normal answer", "third normal answer"
 NORMAL = (answer(FIRST), answer(SECOND), answer(THIRD))
-# The scripted model streams 8-character chunks, and streaming re-joins the whole reply on every chunk, so a
-# 1 MB reply costs ~90 s in 8-char chunks (reported as a provider finding). Replies above this size are
-# streamed in 4 KB chunks: the case tests the loop's handling of the argument, not the chunking cost.
-BIG_REPLY = 64_000
 
 
 def test_corpus_is_large_enough() -> None:
@@ -105,20 +101,19 @@ def close(agent: Agent | None) -> None:
         agent.shared.bridge.close()
 
 
-@pytest.fixture
-def chunking(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def use_for(reply: str) -> None:
-        if len(reply) > BIG_REPLY:
-            monkeypatch.setattr(scripted, "CHUNK", 4096)
-    return use_for
-
-
 # ---------------------------------------------------------------------------- model replies
 
 
 def read_reply(path: Path) -> str:
     with open(path, encoding="utf-8", newline="") as fh:
         return fh.read()
+
+
+def known_tool(agent: Agent, name: str) -> bool:
+    try:
+        return agent.tools.resolve(name) is not None
+    except OSError:  # Tools.resolve stats tools/<name>.py; a 10k-character name is refused by the file system
+        return False
 
 
 def check_reply_cause(agent: Agent, first: Outcome) -> None:
@@ -133,7 +128,10 @@ def check_reply_cause(agent: Agent, first: Outcome) -> None:
         reason = str(parsed)[:80]
         assert reason in told, f"the misformat reason {reason!r} was not given back"
         return
-    if agent.tools.resolve(parsed.tool_name) is None:
+    code = str(parsed.tool_args.get("code", ""))
+    if parsed.tool_name == "code_execution" and ("sleep" in code or "while True" in code):
+        assert "[stopped: the" in told, "hanging code was not stopped by code_timeout"
+    if not known_tool(agent, parsed.tool_name):
         assert parsed.tool_name[:60] in told or agent.mask(parsed.tool_name)[:60] in told, \
             f"unknown tool {parsed.tool_name[:60]!r} was not named back to the model"
 
@@ -151,11 +149,10 @@ def check_breaker(agent: Agent, reply: str) -> None:
 
 
 @pytest.mark.parametrize("path", REPLIES, ids=[p.stem for p in REPLIES])
-def test_reply(path: Path, nb: Path, corpus_tally: Any, chunking: Any) -> None:
+def test_reply(path: Path, nb: Path, corpus_tally: Any) -> None:
     reply = read_reply(path)
-    chunking(reply)
     with corpus_tally.trial():
-        agent = Agent(nb, model=[reply, *NORMAL], settings=SETTINGS)
+        agent = Agent(nb, model=[reply, *NORMAL], settings=SETTINGS, **OPTIONS)
         try:
             first = ask(agent, "corpus input")
             check_bounded(agent, 1)
@@ -255,7 +252,7 @@ def test_file_case(folder: Path, nb: Path, corpus_tally: Any) -> None:
         agent: Agent | None = None
         try:
             try:
-                agent = Agent(nb, model=replies, profile=profile, settings=SETTINGS)
+                agent = Agent(nb, model=replies, profile=profile, settings=SETTINGS, **OPTIONS)
             except A0Error as exc:  # e.g. an agent_init extension that fails: named, then fixed
                 errors.append(str(exc))
             if agent is not None:
@@ -273,7 +270,60 @@ def test_file_case(folder: Path, nb: Path, corpus_tally: Any) -> None:
             if errors:
                 apply_fix(nb, meta)
             if agent is None:
-                agent = Agent(nb, model=replies[len(replies) - len(NORMAL):], profile=profile, settings=SETTINGS)
+                agent = Agent(nb, model=replies[len(replies) - len(NORMAL):], profile=profile, settings=SETTINGS,
+                              **OPTIONS)
             check_next_ask(agent)
         finally:
             close(agent)
+
+
+# ---------------------------------------------------------------------------- extension isolation
+
+
+def test_env_limit_stops_a_hanging_notebook_extension(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A0NB_EXTENSION_TIMEOUT limits a sync extension registered from a cell; the error and a diagnostic name it."""
+    import time
+
+    from a0nb.errors import ExtensionError
+    monkeypatch.setenv("A0NB_EXTENSION_TIMEOUT", "0.5")
+    agent = Agent(nb, model=list(NORMAL), settings={"backoff": 0}, **OPTIONS)
+    try:
+        def stuck_cell_hook(**kwargs: Any) -> None:
+            time.sleep(600)
+
+        agent.register_extension("message_loop_start", stuck_cell_hook)
+        outcome = ask(agent, "hi")
+        assert isinstance(outcome.error, ExtensionError) and "stuck_cell_hook" in outcome.message
+        assert "0.5 s" in outcome.message and "A0NB_EXTENSION_TIMEOUT" in outcome.message
+        assert any("stuck_cell_hook" in str(d) for d in agent.diagnostics.of("extension"))
+        check_consistent(agent)
+        agent.extensions.unregister("message_loop_start", "stuck_cell_hook")
+        check_next_ask(agent)
+    finally:
+        close(agent)
+
+
+def test_a_quick_extension_that_turns_slow_goes_back_to_a_worker(nb: Path) -> None:
+    """Known-quick extensions run inline; one slow run sends them back to a worker, where a hang is cut off."""
+    import time
+
+    from a0nb import extensions
+    from a0nb.errors import ExtensionError
+    agent = Agent(nb, model=[*NORMAL, *NORMAL],
+                  settings={"backoff": 0, "extension_timeout": 0.5}, **OPTIONS)
+    delays: list[float] = [0.0] * extensions.QUICK_RUNS + [0.2, 600.0]
+
+    def moody(**kwargs: Any) -> None:
+        time.sleep(delays.pop(0) if delays else 0.0)
+
+    try:
+        agent.register_extension("monologue_start", moody)
+        for _ in range(extensions.QUICK_RUNS + 1):  # three quick runs in a worker, then one slow run inline
+            assert ask(agent, "hi").error is None
+        assert agent.extensions._quick[moody] == 0  # demoted by the slow inline run
+        outcome = ask(agent, "hi")  # the hang now happens in a worker thread and is cut off
+        assert isinstance(outcome.error, ExtensionError) and "moody" in outcome.message
+        check_consistent(agent)
+        check_next_ask(agent)
+    finally:
+        close(agent)

@@ -85,7 +85,7 @@ def run_turn(agent: Agent, text: str) -> Any:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fifty_turns_with_faults(seed: int, nb: Path, fault_tally: Any) -> None:
     rng = random.Random(seed)
-    agent = Agent(nb, model=[answer("warm-up")], settings=SETTINGS)
+    agent = Agent(nb, model=[answer("warm-up")], settings=SETTINGS, entry_points=False)
     try:
         agent.ask("warm up")
         injected = 0
