@@ -131,7 +131,7 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
         await agent.fire("tool_execute_before", tool_args=args, tool_name=request.full_name)
         tool.args = args
         try:
-            response = await tool.execute(**args)
+            response = await _execute(agent, tool, args, request.full_name)
         except (A0Error, RepairableError, asyncio.CancelledError):
             raise
         except (Exception, SystemExit) as exc:  # sys.exit() in a tool must not end the agent's event loop
@@ -148,6 +148,18 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
         return response.message if response.break_loop else None
     finally:
         ld.current_tool = None
+
+
+async def _execute(agent: "Agent", tool: "Tool", args: dict[str, Any], name: str) -> Response:
+    """`tool.execute` under the tool_timeout setting (0 = none); a tool that hangs is left behind, the loop goes on."""
+    limit = agent.settings.tool_timeout
+    if not limit:
+        return await tool.execute(**args)
+    try:
+        return await asyncio.wait_for(tool.execute(**args), limit)
+    except asyncio.TimeoutError:
+        return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "
+                                "(setting tool_timeout / A0NB_TOOL_TIMEOUT)")
 
 
 async def handle_interrupt(agent: "Agent", ld_streamed: str) -> None:

@@ -27,6 +27,7 @@ class Settings:
     utility_ctx_length: int = 32_000
     approval: Approval = "auto"
     code_timeout: float = 60.0
+    tool_timeout: float = 600.0
     output_cap: int = 20_000
     extension_timeout: float = 60.0
     frozen_time: str | None = None

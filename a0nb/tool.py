@@ -118,9 +118,12 @@ class FunctionTool(Tool):
         call = {k: v for k, v in kwargs.items() if k in params or _takes_var_kw(params)}
         if "agent" in params:
             call["agent"] = self.agent
-        result = self.fn(**call)
-        if inspect.isawaitable(result):
-            result = await result
+        if inspect.iscoroutinefunction(self.fn):
+            result = await self.fn(**call)
+        else:  # a blocking function must not block the loop, and the loop's tool_timeout must be able to leave it
+            result = await in_daemon_thread(self.fn, call)
+            if inspect.isawaitable(result):
+                result = await result
         if isinstance(result, Response):
             return result
         return Response(message=_to_text(result))
@@ -148,6 +151,31 @@ class PluginTool(Tool):
         additional = dict(response.additional or {})
         additional.pop("_display", None)  # for humans only: never into history
         await self.agent.hist_add_tool_result(self.full_name, response.message, **additional)
+
+
+async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """Run `fn(**kwargs)` in a daemon thread (an abandoned one never blocks interpreter exit)."""
+    import asyncio
+    import contextvars
+    import threading
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            (future.set_result if ok else future.set_exception)(value)
+
+    def work() -> None:
+        try:
+            value = context.run(fn, **kwargs)
+        except BaseException as exc:  # handed to the awaiting task (SystemExit included)
+            loop.call_soon_threadsafe(settle, False, exc if isinstance(exc, Exception) else RuntimeError(repr(exc)))
+        else:
+            loop.call_soon_threadsafe(settle, True, value)
+
+    threading.Thread(target=work, name=f"a0nb-tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
+    return await future
 
 
 def _takes_var_kw(params: Mapping[str, inspect.Parameter]) -> bool:

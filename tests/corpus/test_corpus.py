@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 REPLIES = sorted((HERE / "replies").glob("*.txt"))
 FILE_CASES = sorted(d for d in (HERE / "files").iterdir() if d.is_dir())
 # short limits so hanging inputs cost about a second each; no backoff between retries
-SETTINGS: dict[str, Any] = {"code_timeout": 1, "extension_timeout": 1, "backoff": 0}
+SETTINGS: dict[str, Any] = {"code_timeout": 1, "extension_timeout": 1, "tool_timeout": 2, "backoff": 0}
 OPTIONS: dict[str, Any] = {"entry_points": False}  # pip-installed plugins are not under test (and cost ~20 ms)
 FIRST, SECOND, THIRD = "first normal answer", "second normal answer", "third normal answer"
 NORMAL = (answer(FIRST), answer(SECOND), answer(THIRD))
