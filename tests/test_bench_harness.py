@@ -29,7 +29,8 @@ Report, Row, Stats = _h.Report, _h.Row, _h.Stats  # type: ignore[attr-defined]
 interleave, loglog_slope, pairwise_ratios = _h.interleave, _h.loglog_slope, _h.pairwise_ratios  # type: ignore[attr-defined]
 render_markdown, render_text = _h.render_markdown, _h.render_text  # type: ignore[attr-defined]
 
-ROW_KEYS = {"key", "figure", "unit", "a0nb", "peer", "peer_value", "ratio", "goal", "holds", "note", "status"}
+ROW_KEYS = {"key", "figure", "unit", "a0nb", "peer", "peer_value", "ratio", "goal", "holds", "note", "status",
+            "samples"}
 STATS_KEYS = {"median", "min", "max", "n"}
 
 
@@ -37,7 +38,7 @@ STATS_KEYS = {"median", "min", "max", "n"}
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path_factory.mktemp("bench")
     p = subprocess.run([sys.executable, str(BENCH / "run_all.py"), "--quick", "--no-peers", "--out", str(out)],
-                       capture_output=True, text=True, timeout=240)
+                       capture_output=True, text=True, timeout=240, check=False)
     return p, out
 
 
@@ -80,6 +81,11 @@ def test_json_shape(quick_run: tuple[subprocess.CompletedProcess[str], Path]) ->
         assert r["holds"] in (True, False, None)
         if r["holds"] is not None:
             assert r["goal"]
+    for r in rows:  # raw values, when kept, agree with the summary
+        a0 = r["samples"].get("a0nb")
+        if a0:
+            assert len(a0) == r["a0nb"]["n"] and min(a0) == r["a0nb"]["min"] and max(a0) == r["a0nb"]["max"]
+    assert measured["loop.step.10"]["samples"]["a0nb"]
     # without peers, a peer row keeps a0nb's figure, names the peer and says why its column is empty
     step = measured["loop.step.10"]
     assert step["peer"] and step["peer_value"] is None and step["ratio"] is None
