@@ -127,6 +127,7 @@ class Agent(ModelCalls):
         except (A0Error, ValueError, TypeError):
             pass  # a bad setting is reported by the first ask; until then the registry's default limit holds
         self.extensions.call_sync("agent_init", self)
+        self._warm()
 
     # -- public API ---------------------------------------------------------------------------
     @property
@@ -176,6 +177,17 @@ class Agent(ModelCalls):
             elif "model" in values:
                 self._model_list = None
         self.hierarchy.refresh()
+        if "model" in values:
+            self._warm()
+
+    def _warm(self) -> None:
+        """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
+        from .tokens import warm_in_background
+        warm_in_background()
+        spec = self.model_spec("chat")
+        if spec and "scripted:" not in spec and not spec.startswith(("replay:", "local:")):
+            from .providers.litellm_provider import warm_import_in_background
+            warm_import_in_background()
 
     def set_profile(self, profile: str) -> None:
         from .profiles import agents_dirs, discover_profiles, unknown_profile_message

@@ -162,9 +162,9 @@ class Extensions:
             try:
                 result = self._run(info, point, agent, kwargs)
                 if inspect.isawaitable(result):
-                    if self.timeout:
+                    if self.timeout and not info.root_label.startswith("bundled"):
                         await asyncio.wait_for(_as_coro(result), self.timeout)
-                    else:
+                    else:  # bundled hooks are part of the loop: no watchdog task per call
                         await result
             except asyncio.TimeoutError as exc:
                 raise self._overdue(info, point, "was stopped") from exc

@@ -423,6 +423,8 @@ class A0Magics(Magics):
             if trait == "model":
                 self._live_spec = None
         spec = self.agent.model_spec(role)
+        if rest and role == "chat":
+            self.agent._warm()  # a real model: its library imports in the background while the user types
         self.out.note(f"{role} model: {spec or '(none configured)'}")
 
     def sub_profile(self, rest: str) -> None:

@@ -89,6 +89,14 @@ def _encoder() -> Any | None:
     return load_cl100k()
 
 
+def warm_in_background() -> None:
+    """Load the encoder on a daemon thread so the first history count does not wait ~150 ms for it."""
+    if _encoder.cache_info().currsize:
+        return
+    import threading
+    threading.Thread(target=_encoder, name="a0nb-tokens-warm", daemon=True).start()
+
+
 def encoder_name() -> str:
     """Which counter approximate_tokens uses: "cl100k_base" or "fallback"."""
     return "cl100k_base" if _encoder() is not None else "fallback"
