@@ -7,7 +7,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: test demo lab bench soak install browser-deps clean
+.PHONY: test demo lab bench soak install browser-deps clean cassettes
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -24,7 +24,7 @@ browser-deps:
 	  else echo "chromium missing and cannot be installed here: the browser test will be skipped (loudly)"; fi; }
 
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q -ra tests --nbval-current-env $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -ra tests notebooks --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg $(PYTEST_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python -m a0nb kernel install --sys-prefix
@@ -41,3 +41,6 @@ soak: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist test-artifacts demo-output
+
+cassettes: $(STAMP)
+	$(BIN)/python notebooks/record_cassettes.py

@@ -46,8 +46,14 @@ class Masker:
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any], environ: Mapping[str, str] | None = None,
-                    spec: str = "") -> Masker:
+                    spec: str = "", workdir: Path | None = None) -> Masker:
         needles: dict[str, str] = {}
+        if workdir is not None:
+            # where the notebook (and a0nb) happen to live is no part of the request: a cassette replays
+            # in any clone
+            from ..resources import bundled_root
+            needles[str(Path(workdir).resolve())] = "<workdir>"
+            needles.setdefault(str(bundled_root().resolve()), "<a0nb>")
         if spec:
             # the agent may quote its own model spec in the prompt; `record:c.yaml:x` and `replay:c.yaml`
             # must not make the requests differ
@@ -201,11 +207,11 @@ class ReplayProvider:
     name = "replay"
     has_reasoning_channel = True  # think tags were split off when the call was recorded
 
-    def __init__(self, path: Path, mode: Mode | None = None, spec: str = "") -> None:
+    def __init__(self, path: Path, mode: Mode | None = None, spec: str = "", workdir: Path | None = None) -> None:
         if not path.is_file():
             raise ConfigError(f"cassette {path} not found; record one with model='record:{path.name}:<model spec>' "
                               "(for example record:cassette.yaml:openai/gpt-4o-mini)")
-        self.path, self.mode, self.spec = path, mode, spec
+        self.path, self.mode, self.spec, self.workdir = path, mode, spec, workdir
         self.entries = load_cassette(path)
         self.index: dict[str, list[int]] = {}
         for i, entry in enumerate(self.entries):
@@ -220,7 +226,7 @@ class ReplayProvider:
         if mode not in ("strict", "lax"):
             raise ConfigError(f"cassette mode must be strict or lax, not {mode!r}")
         return {"config": config, "partial": new_partial(), "role": config.role, "params": dict(config.params),
-                "mode": mode, "masker": Masker.from_params(config.params, spec=self.spec)}
+                "mode": mode, "masker": Masker.from_params(config.params, spec=self.spec, workdir=self.workdir)}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         request = state["masker"].mask(build_request(state["role"], "", messages, state["params"]))
@@ -290,7 +296,7 @@ def render(request: Mapping[str, Any]) -> list[str]:
 
 
 def miss_message(path: Path, entries: list[dict[str, Any]], request: Mapping[str, Any]) -> str:
-    head = (f"replay: no recorded call in {path} matches this request (strict mode, {len(entries)} recorded). "
+    head = (f"replay: no recorded call in {path.name} matches this request (strict mode, {len(entries)} recorded). "
             f"Re-record with record:{path.name}:<model spec>, or replay in order with replay:{path.name}?mode=lax.")
     if not entries:
         return head
@@ -313,9 +319,11 @@ class RecordingProvider:
     """Wraps any provider; each finished call is appended to the cassette (secrets masked, file rewritten
     atomically). Recording appends: delete the file to start a cassette afresh."""
 
-    def __init__(self, path: Path, inner: Provider, inner_spec: str, spec: str = "") -> None:
+    def __init__(self, path: Path, inner: Provider, inner_spec: str, spec: str = "",
+                 workdir: Path | None = None) -> None:
         _check_suffix(path)
         self.path, self.inner, self.inner_spec, self.spec = path, inner, inner_spec, spec
+        self.workdir = workdir
         self.name = f"record:{inner.name}"
 
     @property
@@ -325,7 +333,7 @@ class RecordingProvider:
     def init(self, config: ModelConfig) -> dict[str, Any]:
         state = self.inner.init(config)
         state["_cassette"] = {"role": config.role, "params": dict(config.params),
-                              "masker": Masker.from_params(config.params, spec=self.spec)}
+                              "masker": Masker.from_params(config.params, spec=self.spec, workdir=self.workdir)}
         return state
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -372,14 +380,14 @@ def cassette_provider(spec: str, workdir: Path, make_inner: Callable[[str], Prov
             raise ConfigError(f"{spec}: mode must be strict or lax (replay:{target}?mode=lax)")
         if not target.strip():
             raise ConfigError("replay needs a cassette file: model='replay:cassette.yaml'")
-        return ReplayProvider(_resolve(workdir, target), modes[-1], spec)  # type: ignore[arg-type]
+        return ReplayProvider(_resolve(workdir, target), modes[-1], spec, workdir)  # type: ignore[arg-type]
     cassette, sep, inner = rest.partition(":")
     if not sep or not cassette.strip() or not inner.strip():
         raise ConfigError(f"{spec!r}: write record:<cassette.yaml>:<model spec>, for example "
                           "record:cassette.yaml:openai/gpt-4o-mini")
     if inner.startswith(("record:", "replay:")):
         raise ConfigError(f"{spec!r}: the recorded model cannot itself be a cassette")
-    return RecordingProvider(_resolve(workdir, cassette), make_inner(inner.strip()), inner.strip(), spec)
+    return RecordingProvider(_resolve(workdir, cassette), make_inner(inner.strip()), inner.strip(), spec, workdir)
 
 
 def _resolve(workdir: Path, name: str) -> Path:
