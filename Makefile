@@ -37,7 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 soak: $(STAMP)
-	A0NB_SOAK_COUNT=50 $(BIN)/python -m pytest -q tests/reliability -k soak
+	A0NB_SOAK_COUNT=50 $(BIN)/python -m pytest -q -s tests/reliability -k soak
 
 clean:
 	rm -rf $(VENV) build dist test-artifacts demo-output
