@@ -41,7 +41,12 @@ class Bridge:
     def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
         asyncio.set_event_loop(loop)
         loop.call_soon(ready.set)
-        loop.run_forever()
+        while True:
+            try:
+                loop.run_forever()
+                return  # stopped by close()
+            except (SystemExit, KeyboardInterrupt):
+                continue  # a stray BaseException from a task must not kill the loop every turn runs on
 
     def in_loop_thread(self) -> bool:
         return self._thread is not None and threading.current_thread() is self._thread
@@ -64,6 +69,9 @@ class Bridge:
                     self._serve_jobs(future)
                     if future.done():
                         return future.result()
+                    if self._thread is not None and not self._thread.is_alive():
+                        raise RuntimeError("the agent's event loop thread stopped unexpectedly; "
+                                           "the turn cannot finish (this is a bug in a0nb: please report it)")
                     if deadline is not None and self.loop.time() > deadline:
                         future.cancel()
                         raise KeyboardInterrupt
@@ -128,8 +136,10 @@ class Bridge:
                 done.set_exception(TurnInterrupted("interrupted while running code on the main thread"))
                 if self._on_interrupt is not None:
                     self._on_interrupt()
-            except BaseException as exc:
+            except Exception as exc:
                 done.set_exception(exc)
+            except BaseException as exc:  # SystemExit and kin must never reach the agent's event loop
+                done.set_exception(RuntimeError(f"{type(exc).__name__}: {exc}"))
 
         if self._waiting_loop is not None:
             # the waiting thread runs an event loop (a kernel): run the job there, interruptible by Ctrl-C

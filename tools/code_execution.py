@@ -85,6 +85,8 @@ def run_python(namespace, code, timeout):
                     print(repr(value))
         except _Timeout:
             print(f"[stopped: the code ran longer than {timeout:g} s]")
+        except SystemExit as exc:  # like a notebook cell: reported, the kernel (and the agent's loop) go on
+            print(f"SystemExit: {exc}")
         except Exception as exc:
             frames = traceback.extract_tb(exc.__traceback__)
             user = [f for f in frames if f.filename == "<code_execution>"] or frames[-1:]
