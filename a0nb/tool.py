@@ -170,7 +170,8 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
         try:
             value = context.run(fn, **kwargs)
         except BaseException as exc:  # handed to the awaiting task (SystemExit included)
-            loop.call_soon_threadsafe(settle, False, exc if isinstance(exc, Exception) else RuntimeError(repr(exc)))
+            keep = isinstance(exc, (Exception, SystemExit))  # run_tool reports SystemExit like any error
+            loop.call_soon_threadsafe(settle, False, exc if keep else RuntimeError(repr(exc)))
         else:
             loop.call_soon_threadsafe(settle, True, value)
 
