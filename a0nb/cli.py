@@ -201,13 +201,8 @@ def _doctor_paths(cwd: Path) -> int:
 # -- demo -------------------------------------------------------------------------------------------
 
 def demo(args: argparse.Namespace) -> int:
-    import importlib
-    import importlib.util
-    if importlib.util.find_spec("a0nb.demo") is None:
-        print("a0nb demo: not available yet")
-        return 0
-    result = importlib.import_module("a0nb.demo").main()
-    return int(result or 0)
+    from .demo import main as run_demo
+    return int(run_demo() or 0)
 
 
 if __name__ == "__main__":

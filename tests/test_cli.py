@@ -119,10 +119,3 @@ def test_run_reports_a_failing_cell(tmp_path: Path) -> None:
     out = a0nb("run", str(path), "--kernel", "python3")
     assert out.returncode == 1 and "ZeroDivisionError" in out.stderr
     assert (tmp_path / "bad.executed.ipynb").is_file()
-
-
-def test_demo_entry_exists() -> None:
-    out = a0nb("demo", timeout=60)
-    if (REPO / "a0nb" / "demo.py").exists():
-        pytest.skip("the demo module exists now; its own tests cover it")
-    assert out.returncode == 0 and "not available yet" in out.stdout
