@@ -68,6 +68,17 @@ def pre(text: str, tint: str = PANEL) -> str:
             f'padding:5px 8px;margin:3px 0;max-height:480px;overflow:auto">{esc(text)}</pre>')
 
 
+def markdown(text: str) -> str:
+    """The agent's answer as rendered Markdown (raw HTML in it is escaped); plain <pre> without mistune."""
+    try:
+        import mistune
+    except ImportError:
+        return pre(text)
+    body = mistune.create_markdown(escape=True, plugins=["strikethrough", "table"])(text)
+    return (f'<div style="border:1px solid {LINE};border-radius:4px;padding:2px 10px;background:{PAPER};'
+            f'color:{INK}">{body}</div>')
+
+
 def collapsed(text: str, short: int = 400, cap: int = 20_000, label: str = "") -> str:
     """Short text as is; long text as a preview line with the full text (up to `cap` characters) inside."""
     if len(text) <= short and text.count("\n") < 12:

@@ -125,7 +125,7 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
         if c is not None:
             parts.append(step_card(c, style, open_=len(main) <= 6))
     if turn.text:
-        parts.append(h.heading("Answer") + h.collapsed(style(turn.text), short=2000))
+        parts.append(h.heading("Answer") + h.markdown(style(turn.text)))
     if calls:
         palette = Palette().prime(calls)
         rows = "".join(call_row(c, palette) for c in calls)
