@@ -2,22 +2,17 @@
 running turns — model streaming, python and terminal tools, compaction — each stopping within 1 s."""
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 from a0nb.testing import answer, tool_reply
+from kernel_harness import AgentZeroKernel, texts
 
-REPO = Path(__file__).resolve().parents[2]
-SLOW_PROVIDER = REPO / "tests" / "notebook" / "fixtures" / "slow_provider.py"
 COUNT = int(os.environ.get("A0NB_SOAK_COUNT", "8"))
 SEED = int(os.environ.get("A0NB_SOAK_SEED", "20260131"))
 KINDS = ("stream", "python", "terminal", "compaction")
@@ -59,78 +54,11 @@ class SlowUtility:
 '''
 
 
-class Kernel:
-    """The Agent Zero kernel from its kernelspec installed in a temp prefix, driven through jupyter_client."""
+class Kernel(AgentZeroKernel):
+    """The shared harness with a slow utility model for the compaction case."""
 
     def __init__(self, root: Path) -> None:
-        from jupyter_client import KernelManager
-        from jupyter_client.kernelspec import KernelSpecManager
-        self.nb = root / "nb"
-        (self.nb / "providers").mkdir(parents=True)
-        (self.nb / "providers" / "slow.py").write_text(SLOW_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8")
-        (self.nb / "providers" / "slowutil.py").write_text(SLOW_UTILITY, encoding="utf-8")
-        self.scripts = 0
-        env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
-        env.update(PYTHONPATH=str(REPO), A0NB_HOME=str(root / "home"), A0NB_APPROVAL="auto",
-                   A0NB_MODEL=self.script(answer("ready")), A0NB_FROZEN_TIME="2026-01-31T09:30:00",
-                   LITELLM_LOCAL_MODEL_COST_MAP="True", JUPYTER_PLATFORM_DIRS="1")
-        prefix = root / "prefix"
-        subprocess.run([sys.executable, "-m", "a0nb", "kernel", "install", "--prefix", str(prefix)],
-                       check=True, env=env, capture_output=True)
-        ksm = KernelSpecManager(kernel_dirs=[str(prefix / "share" / "jupyter" / "kernels")])
-        self.km = KernelManager(kernel_name="a0nb", kernel_spec_manager=ksm)
-        self.km.start_kernel(env=env, cwd=str(self.nb))
-        self.kc = self.km.client()
-        self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=60)
-
-    def script(self, *replies: str) -> str:
-        self.scripts += 1  # a fresh file per turn: a new spec starts its replies from the first
-        path = self.nb / f"script{self.scripts}.yaml"
-        path.write_text(json.dumps(list(replies)), encoding="utf-8")
-        return f"scripted:{path}"
-
-    def execute(self, code: str, timeout: float = 30) -> tuple[dict[str, Any], str]:
-        msg_id = self.kc.execute(code, allow_stdin=False)
-        return self.reply(msg_id, timeout), self.outputs(msg_id, timeout)
-
-    def reply(self, msg_id: str, timeout: float = 30) -> dict[str, Any]:
-        while True:
-            msg = self.kc.get_shell_msg(timeout=timeout)
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return msg["content"]
-
-    def outputs(self, msg_id: str, timeout: float = 30) -> str:
-        out = []
-        while True:
-            msg = self.kc.get_iopub_msg(timeout=timeout)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            content = msg["content"]
-            if msg["msg_type"] == "status" and content["execution_state"] == "idle":
-                return "\n".join(out)
-            if msg["msg_type"] in ("display_data", "update_display_data", "execute_result", "stream", "error"):
-                out.append(content.get("data", {}).get("text/plain", "") or content.get("text", "")
-                           or " ".join(content.get("traceback", [])))
-
-    def interrupt_at(self, code: str, marker: Path, delay: float) -> tuple[float, dict[str, Any], str]:
-        """Run `code`, interrupt `delay` s after `marker` appears; seconds from interrupt to execute_reply."""
-        marker.unlink(missing_ok=True)
-        msg_id = self.kc.execute(code, allow_stdin=False)
-        deadline = time.monotonic() + 30
-        while not marker.exists():
-            assert time.monotonic() < deadline, f"the turn never reached {marker.name}"
-            time.sleep(0.005)
-        time.sleep(delay)
-        started = time.perf_counter()
-        self.km.interrupt_kernel()
-        content = self.reply(msg_id, timeout=15)
-        elapsed = time.perf_counter() - started
-        return elapsed, content, self.outputs(msg_id)
-
-    def close(self) -> None:
-        self.kc.stop_channels()
-        self.km.shutdown_kernel(now=True)
+        super().__init__(root, providers={"slowutil.py": SLOW_UTILITY})
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +100,8 @@ def test_interrupt_soak(kernel: Kernel) -> None:
     figures: list[tuple[str, float, bool]] = []
     for i, kind in enumerate(plan):
         cell, marker = _setup(kernel, kind, i)
-        elapsed, reply, out = kernel.interrupt_at(cell, marker, rng.uniform(0.0, 0.3))
+        elapsed, reply, outputs = kernel.interrupt_at(cell, marker, rng.uniform(0.0, 0.3))
+        out = texts(outputs)
         clean = reply["status"] == "ok" and "TurnInterrupted" in out and elapsed < LIMIT_S
         figures.append((kind, elapsed, clean))
         assert reply["status"] == "ok", f"interrupt {i} ({kind}): {reply}"
@@ -194,7 +123,5 @@ def test_interrupt_soak(kernel: Kernel) -> None:
     kernel.execute("%config A0.utility_model = None")
     kernel.execute(f"%a0 model {kernel.script(answer('back to normal after the soak'))}")
     reply, out = kernel.execute("%a0 ask and now?")
-    assert reply["status"] == "ok" and "back to normal after the soak" in out
-    _, out = kernel.execute("%%python\nfrom a0nb.magics import get_magics\n"
-                            "print(get_magics(get_ipython()).agent.history.validate())")
-    assert out.strip() == "[]"
+    assert reply["status"] == "ok" and "back to normal after the soak" in texts(out)
+    assert kernel.history_problems() == "[]"
