@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import yaml  # noqa: E402
 
-from a0nb.providers.base import ModelConfig, ModelReply, complete  # noqa: E402
+from a0nb.providers.base import ModelConfig, ModelReply  # noqa: E402
+from a0nb.providers.stream import complete  # noqa: E402
 from a0nb.providers.litellm_provider import LiteLLMProvider, _litellm  # noqa: E402
 from a0nb.providers.registry import make_provider  # noqa: E402
 

@@ -28,6 +28,7 @@ def test_wheel_contains_bundled_folders(wheel: Path) -> None:
     for required in ("a0nb/_bundled/prompts/agent.system.main.md", "a0nb/_bundled/agents/default/agent.yaml",
                      "a0nb/_bundled/tools/response.py", "a0nb/_bundled/tools/response.py.dox.md",
                      "a0nb/_bundled/extensions/system_prompt/_10_main_prompt.py",
+                     "a0nb/_bundled/providers/_10_think_tags.py", "a0nb/_bundled/providers/_20_native_tool_calls.py",
                      "a0nb/_bundled/skills/pandas-inspect/SKILL.md", "a0nb/py.typed"):
         assert required in names, required
     assert not any(n.startswith("a0nb/_bundled/") and "__pycache__" in n for n in names)
@@ -43,12 +44,17 @@ def test_non_editable_install_in_fresh_venv(wheel: Path, tmp_path: Path) -> None
     script = (f"import sys; sys.path.append({deps!r}); import a0nb, pathlib;"
               "print(pathlib.Path(a0nb.__file__).parent.parent == pathlib.Path(sys.prefix) / 'lib' or True);"
               "print(a0nb.__file__); r = a0nb.render_prompt('agent.system.main.md', '.');"
-              "print(r.sources[0].path); print(len(r.text))")
+              "print(r.sources[0].path); print(len(r.text));"
+              "from a0nb.providers.extension import bundled_provider_extensions as b;"
+              "print(' '.join(str(e.path) for e in b()))")
     out = subprocess.run([str(py), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path,
                          timeout=120).stdout.splitlines()
     assert str(env_dir) in out[1]
     assert "_bundled/prompts/agent.system.main.md" in out[2] and str(env_dir) in out[2]
     assert int(out[3]) > 500
+    shipped = out[4].split()  # the bundled provider extensions load from the installed wheel
+    assert [Path(p).name for p in shipped] == ["_10_think_tags.py", "_20_native_tool_calls.py"]
+    assert all(str(env_dir) in p for p in shipped)
 
 
 def test_every_builtin_tool_has_a_dox_file() -> None:

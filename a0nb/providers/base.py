@@ -1,14 +1,11 @@
-"""The provider protocol and the one function that drives a streamed model call through it:
-retries before the first chunk, reasoning/response deltas to a sink, early stop, final reply."""
+"""The provider protocol and its types: one role's model settings, the final reply, the stream sink,
+and the errors a provider raises (transient, context window, broken stream)."""
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Literal, Protocol, runtime_checkable
 
-from ..errors import A0Error, ModelError
-from ..think import ThinkSplitter
+from ..errors import ModelError
 
 Role = Literal["chat", "utility", "embedding"]
 
@@ -27,6 +24,7 @@ class ModelConfig:
     retries: int = 2
     backoff: float = 1.5
     vision: bool = False
+    tools: list[dict[str, Any]] | None = None   # native tool schemas (OpenAI shape), sent when set
 
 
 @dataclass
@@ -40,6 +38,7 @@ class ModelReply:
     model: str = ""
     chunks: int = 0
     stopped_early: bool = False
+    extensions: list[str] = field(default_factory=list)   # the provider extensions that took part
 
 
 class TransientModelError(ModelError):
@@ -60,10 +59,12 @@ class StreamBroken(ModelError):
 
 @runtime_checkable
 class Provider(Protocol):
-    """What every provider implements. `state` is one dict per request, shared with provider extensions."""
+    """What every provider implements. `state` is one dict per request, shared with provider extensions.
+    Optional: `tags(config) -> set[str]` (capabilities that gate extensions: `reasoning`, `tools`, `usage`;
+    without it `has_reasoning_channel` stands for the `reasoning` tag) and `completed(reply, state)` (the
+    reply is final, after extensions and early stop)."""
 
     name: str
-    has_reasoning_channel: bool
 
     def init(self, config: ModelConfig) -> dict[str, Any]: ...
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
@@ -80,75 +81,3 @@ class StreamSink(Protocol):
 
 def new_partial() -> dict[str, Any]:
     return {"content": [], "reasoning": [], "tool_calls": {}, "usage": {}, "chunks": 0}
-
-
-async def complete(provider: Provider, messages: list[dict[str, Any]], config: ModelConfig,
-                   sink: StreamSink | None = None) -> ModelReply:
-    """Run one streamed call. Transient errors are retried (with backoff) only before the first chunk."""
-    attempt = 0
-    while True:
-        try:
-            return await _attempt(provider, messages, config, sink)
-        except TransientModelError as exc:
-            if getattr(exc, "after_first_chunk", False) or attempt >= config.retries:
-                raise
-            attempt += 1
-            await asyncio.sleep(config.backoff * attempt)
-
-
-async def _attempt(provider: Provider, messages: list[dict[str, Any]], config: ModelConfig,
-                   sink: StreamSink | None) -> ModelReply:
-    started = time.perf_counter()
-    state = provider.init(config)
-    state.setdefault("partial", new_partial())
-    native, state = provider.initialize_request(messages, state)
-    splitter = None if provider.has_reasoning_channel else ThinkSplitter()
-    acc = {"r": "", "c": ""}  # running texts: the sink gets the whole text so far without re-joining
-    stopped = False
-    stream = provider.stream(native, state)
-    try:
-        async for chunk in stream:
-            r_delta, c_delta = provider.process_chunk(chunk, state)
-            if splitter is not None and c_delta:
-                extra_r, c_delta = splitter.feed(c_delta)
-                r_delta += extra_r
-            if await _emit(sink, r_delta, c_delta, acc):
-                stopped = True
-                break
-        if splitter is not None and not stopped:
-            extra_r, c_delta = splitter.flush()
-            await _emit(sink, extra_r, c_delta, acc)
-    except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
-        raise
-    except Exception as exc:
-        if state["partial"]["chunks"]:
-            raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
-                               f"{type(exc).__name__}: {exc}", acc["c"]) from exc
-        raise
-    finally:
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:
-            await aclose()
-    reply = provider.finalize(state)
-    reply.latency = time.perf_counter() - started
-    if splitter is not None or stopped:
-        # the canonical text is what was emitted: think tags split off, text after an early stop dropped
-        reply.content = acc["c"]
-        reply.reasoning = acc["r"] or reply.reasoning
-    reply.stopped_early = stopped
-    return reply
-
-
-async def _emit(sink: StreamSink | None, r_delta: str, c_delta: str, acc: dict[str, str]) -> bool:
-    if r_delta:
-        acc["r"] += r_delta
-        if sink is not None:
-            await sink.reasoning(r_delta, acc["r"])
-    if c_delta:
-        acc["c"] += c_delta
-        if sink is not None:
-            snapshot = await sink.response(c_delta, acc["c"])
-            if snapshot is not None:
-                acc["c"] = snapshot
-                return True
-    return False

@@ -15,10 +15,9 @@ from urllib.parse import parse_qs
 import yaml
 
 from ..errors import ConfigError, ModelError
-from ..think import split_think
 from .base import ModelConfig, ModelReply, Provider, new_partial
 
-__all__ = ["Masker", "RecordingProvider", "ReplayProvider", "cassette_provider", "fingerprint",
+__all__ = ["Masker", "RecordingProvider", "ReplayProvider", "append_entry", "cassette_provider", "fingerprint",
            "load_cassette", "normalise_request", "save_cassette"]
 
 Mode = Literal["strict", "lax"]
@@ -97,10 +96,13 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str, ensure_ascii=False))
 
 
-def build_request(role: str, model: str, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> dict[str, Any]:
-    """The recordable request: never the key, never a0nb's private `_` params, never transport knobs."""
+def build_request(role: str, model: str, messages: list[dict[str, Any]], params: Mapping[str, Any],
+                  tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The recordable request: never the key, never a0nb's private `_` params, never transport knobs.
+    `tools`: the native tool schemas the request carried (set by the native-tool-calls extension)."""
     kept = {k: v for k, v in params.items() if k not in VOLATILE and not k.startswith("_")}
-    return _plain({"role": role, "model": model, "messages": messages, "tools": params.get("tools"), "params": kept})
+    return _plain({"role": role, "model": model, "messages": messages, "tools": tools or params.get("tools"),
+                   "params": kept})
 
 
 # Extras whose values describe the moment, not the conversation: the clock, and the notebook folder's file
@@ -169,8 +171,9 @@ def load_cassette(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line strings as literal blocks, so prompts in a cassette read like the prompt files."""
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Multi-line strings as literal blocks, so prompts in a cassette read like the prompt files
+    (libyaml's emitter when PyYAML has it: ~10x faster than the pure-Python one)."""
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -180,13 +183,36 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
+def _dump(path: Path, entries: list[dict[str, Any]]) -> str:
+    if path.suffix.lower() == ".jsonl":
+        return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+    return yaml.dump(entries, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
 def save_cassette(path: Path, entries: list[dict[str, Any]]) -> None:
     """Write atomically (temp file + rename): an interrupted kernel never leaves half a cassette."""
     _check_suffix(path)
-    if path.suffix.lower() == ".jsonl":
-        text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+    _write(path, _dump(path, entries))
+
+
+_BLOCK_LIST = re.compile(r"(?:\s*#[^\n]*\n|\s*\n)*- ")
+
+
+def append_entry(path: Path, entry: dict[str, Any]) -> None:
+    """Add one recorded call without re-reading and re-writing every earlier entry as YAML: a block-style
+    list (what we write) or JSONL takes the new entry's text at its end. Anything else (a hand-edited
+    flow-style list) is loaded and saved whole. Still atomic: the file is replaced, never half-written."""
+    _check_suffix(path)
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if not old.strip() or old.strip() == "[]":
+        _write(path, _dump(path, [entry]))
+    elif path.suffix.lower() == ".jsonl" or _BLOCK_LIST.match(old):
+        _write(path, old + ("" if old.endswith("\n") else "\n") + _dump(path, [entry]))
     else:
-        text = yaml.dump(entries, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        save_cassette(path, load_cassette(path) + [entry])
+
+
+def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -205,7 +231,9 @@ class ReplayProvider:
     """Serves recorded replies: by fingerprint (strict) or in recorded order (lax), streamed in chunks."""
 
     name = "replay"
-    has_reasoning_channel = True  # think tags were split off when the call was recorded
+    # replies were recorded as the agent saw them (think tags already split off, tool calls folded); `tools`
+    # lets the native-tool-calls extension put the same schemas into the request as when it was recorded
+    TAGS = frozenset({"reasoning", "tools"})
 
     def __init__(self, path: Path, mode: Mode | None = None, spec: str = "", workdir: Path | None = None) -> None:
         if not path.is_file():
@@ -221,6 +249,9 @@ class ReplayProvider:
         self.used: set[int] = set()
         self.position = 0
 
+    def tags(self, config: ModelConfig) -> frozenset[str]:
+        return self.TAGS
+
     def init(self, config: ModelConfig) -> dict[str, Any]:
         mode = self.mode or config.params.get("_cassette_mode") or "strict"
         if mode not in ("strict", "lax"):
@@ -229,13 +260,18 @@ class ReplayProvider:
                 "mode": mode, "masker": Masker.from_params(config.params, spec=self.spec, workdir=self.workdir)}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        request = state["masker"].mask(build_request(state["role"], "", messages, state["params"]))
-        state["request"] = request
+        state["request"] = {"messages": messages}
+        return messages, state
+
+    def _choose(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
+        """Matched when the stream starts, after the provider extensions decorated the request."""
+        request = state["masker"].mask(build_request(state["role"], "", messages, state["params"],
+                                                     state["request"].get("tools")))
         i = self._next_in_order() if state["mode"] == "lax" else self._match(request)
         self.used.add(i)
-        state["entry"] = self.entries[i]
         state["model"] = str((self.entries[i].get("request") or {}).get("model") or f"replay:{self.path.name}")
-        return messages, state
+        state["entry"] = self.entries[i]
+        return self.entries[i]
 
     def _next_in_order(self) -> int:
         if self.position >= len(self.entries):
@@ -252,7 +288,7 @@ class ReplayProvider:
         raise ModelError(miss_message(self.path, self.entries, request))
 
     async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
-        response = state["entry"]["response"]
+        response = self._choose(messages, state)["response"]
         reasoning, content = str(response.get("reasoning") or ""), str(response.get("content") or "")
         for i in range(0, len(reasoning), CHUNK):
             yield ("r", reasoning[i:i + CHUNK])
@@ -326,9 +362,9 @@ class RecordingProvider:
         self.workdir = workdir
         self.name = f"record:{inner.name}"
 
-    @property
-    def has_reasoning_channel(self) -> bool:
-        return self.inner.has_reasoning_channel
+    def tags(self, config: ModelConfig) -> frozenset[str]:
+        from .extension import provider_tags
+        return provider_tags(self.inner, config)
 
     def init(self, config: ModelConfig) -> dict[str, Any]:
         state = self.inner.init(config)
@@ -348,23 +384,22 @@ class RecordingProvider:
         return self.inner.process_chunk(chunk, state)
 
     def finalize(self, state: dict[str, Any]) -> ModelReply:
-        reply = self.inner.finalize(state)
-        self._append(state["_cassette"], reply)
-        return reply
+        return self.inner.finalize(state)
 
-    def _append(self, rec: dict[str, Any], reply: ModelReply) -> None:
+    def completed(self, reply: ModelReply, state: dict[str, Any]) -> None:
+        """The reply as the agent saw it (after provider extensions and early stop) goes into the cassette,
+        so replay needs no splitting or folding of its own."""
+        done = getattr(self.inner, "completed", None)
+        if done is not None:
+            done(reply, state)
+        rec = state["_cassette"]
         masker: Masker = rec["masker"]
-        content, reasoning = reply.content, reply.reasoning
-        if not self.inner.has_reasoning_channel:
-            # store what the driver will show, so replay (which has a channel) needs no splitting
-            extra, content = split_think(content)
-            reasoning = reasoning + extra
-        request = masker.mask(build_request(rec["role"], self.inner_spec, rec["messages"], rec["params"]))
-        response = masker.mask(_plain({"content": content, "reasoning": reasoning, "tool_calls": reply.tool_calls,
+        tools = (state.get("request") or {}).get("tools")
+        request = masker.mask(build_request(rec["role"], self.inner_spec, rec["messages"], rec["params"], tools))
+        response = masker.mask(_plain({"content": reply.content, "reasoning": reply.reasoning, "tool_calls": reply.tool_calls,
                                        "usage": reply.usage, "cost": reply.cost, "model": reply.model}))
-        entries = load_cassette(self.path) if self.path.is_file() else []  # another agent may have written
-        entries.append({"fingerprint": fingerprint(request), "request": request, "response": response})
-        save_cassette(self.path, entries)
+        # appended to what is on disk now: another agent may have recorded into the same cassette
+        append_entry(self.path, {"fingerprint": fingerprint(request), "request": request, "response": response})
 
 
 # ---------------------------------------------------------------- spec

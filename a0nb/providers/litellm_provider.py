@@ -1,5 +1,6 @@
 """The litellm provider, and the only module in a0nb that imports litellm (lazily: it takes ~5 s).
-Streams with usage, folds text/reasoning/tool-call fragments per chunk, prices the reply once at the end."""
+Streams with usage, folds text and reasoning per chunk, prices the reply once at the end. Native tool-call
+fragments are folded by the bundled `native_tool_calls` provider extension."""
 from __future__ import annotations
 
 import asyncio
@@ -9,6 +10,7 @@ from typing import Any, AsyncIterator
 
 from ..errors import ConfigError, ModelError
 from .base import ModelConfig, ModelReply, new_partial
+from .chunks import delta_of, field, plain
 from .faults import classify, is_provider_error
 
 __all__ = ["LiteLLMProvider", "warm_import_in_background"]
@@ -65,37 +67,18 @@ def _key_from(env: str, model: str) -> str:
     return value
 
 
-def _get(obj: Any, key: str) -> Any:
-    """One field of a chunk part: a plain dict (fixtures, cassettes) or a litellm/pydantic object.
-
-    The hot path reads pydantic storage directly (fields in `__dict__`, litellm's undeclared delta fields
-    in `__pydantic_extra__`): plain attribute access on litellm's models costs ~4 us, ~40x more."""
-    if isinstance(obj, dict):
-        return obj.get(key)
-    fields = getattr(obj, "__dict__", None)
-    if fields is not None and key in fields:
-        return fields[key]
-    if hasattr(obj, "__pydantic_fields__"):
-        extra = obj.__pydantic_extra__
-        return extra.get(key) if extra else None
-    return getattr(obj, key, None)
-
-
-def _plain(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return dict(value)
-    dump = getattr(value, "model_dump", None)
-    return dict(dump()) if dump is not None else dict(vars(value))
-
-
 class LiteLLMProvider:
     """Any litellm model id (`openai/gpt-4o-mini`, `anthropic/...`, `ollama/...`, an `api_base`)."""
 
     name = "litellm"
-    has_reasoning_channel = True
+    # litellm maps each provider's reasoning onto `reasoning_content`, and passes `tools=` through
+    TAGS = frozenset({"reasoning", "tools", "usage"})
 
     def __init__(self, spec: str) -> None:
         self.spec = spec.strip()
+
+    def tags(self, config: ModelConfig) -> frozenset[str]:
+        return self.TAGS
 
     def init(self, config: ModelConfig) -> dict[str, Any]:
         partial = new_partial()
@@ -155,66 +138,34 @@ class LiteLLMProvider:
         partial = state["partial"]
         partial["chunks"] += 1
         partial["raw"].append(chunk)
-        usage = _get(chunk, "usage")
+        usage = field(chunk, "usage")
         if usage:
-            partial["usage"] = _plain(usage)
-        choices = _get(chunk, "choices")
-        if not choices:
-            return "", ""
-        delta = _get(choices[0], "delta")
+            partial["usage"] = plain(usage)
+        delta = delta_of(chunk)
         if delta is None:
             return "", ""
-        text = _get(delta, "content") or ""
-        reasoning = _get(delta, "reasoning_content") or ""
+        text = field(delta, "content") or ""
+        reasoning = field(delta, "reasoning_content") or ""
         if text:
             partial["content"].append(text)
         if reasoning:
             partial["reasoning"].append(reasoning)
-        calls = _get(delta, "tool_calls")
-        if calls:
-            _fold_tool_calls(calls, partial["tool_calls"])
         return reasoning, text
 
     def finalize(self, state: dict[str, Any]) -> ModelReply:
         partial = state["partial"]
         raw = partial["raw"]
-        model = str((_get(raw[0], "model") if raw else None) or self.spec)
+        model = str((field(raw[0], "model") if raw else None) or self.spec)
         usage, cost = partial["usage"], None
         if usage:
             cost = _cost_from_usage(usage, (self.spec, model))
         else:  # the provider sent no usage chunk: let litellm rebuild the response and count
             response = _rebuild(raw, state["request"]["messages"])
-            usage = _plain(response.usage) if getattr(response, "usage", None) else {}
+            usage = plain(response.usage) if getattr(response, "usage", None) else {}
             cost = _cost(response)
         return ModelReply(content="".join(partial["content"]), reasoning="".join(partial["reasoning"]),
-                          tool_calls=_tool_calls(partial["tool_calls"]), usage=usage, cost=cost,
+                          usage=usage, cost=cost,
                           model=model, chunks=partial["chunks"])
-
-
-def _fold_tool_calls(calls: Any, acc: dict[int, dict[str, Any]]) -> None:
-    """Providers send a call's id and name once and its arguments as string fragments, keyed by index."""
-    for call in calls:
-        index = _get(call, "index") or 0
-        slot = acc.get(index)
-        if slot is None:
-            slot = acc[index] = {"id": None, "name": "", "arguments": []}
-        call_id = _get(call, "id")
-        if call_id:
-            slot["id"] = call_id
-        function = _get(call, "function")
-        if function is not None:
-            name = _get(function, "name")
-            if name:
-                slot["name"] = name
-            fragment = _get(function, "arguments")
-            if fragment:
-                slot["arguments"].append(fragment)
-
-
-def _tool_calls(acc: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"id": slot["id"] or f"call_{index}", "type": "function",
-             "function": {"name": slot["name"], "arguments": "".join(slot["arguments"])}}
-            for index, slot in sorted(acc.items())]
 
 
 def _rebuild(raw: list[Any], messages: list[dict[str, Any]]) -> Any:

@@ -165,7 +165,9 @@ class LocalProvider:
     """`local:` (the bundled Gemma 3 270M) or `local:/path/model.gguf`; replies are whole, streamed in chunks."""
 
     name = "local"
-    has_reasoning_channel = False
+
+    def tags(self, config: ModelConfig) -> frozenset[str]:
+        return frozenset()  # no reasoning channel: the think-tags extension splits <think> off the text
 
     def __init__(self, rest: str = "") -> None:
         _require_extra()

@@ -63,7 +63,9 @@ class ScriptedProvider:
     """Serves the replies in order; running out is a clear error naming the file."""
 
     name = "scripted"
-    has_reasoning_channel = False
+
+    def tags(self, config: ModelConfig) -> frozenset[str]:
+        return frozenset()  # no reasoning channel: the think-tags extension splits <think> off the text
 
     def __init__(self, source: str | Path | Sequence[Any], base: Path | None = None) -> None:
         self.replies, self.label = load_script(source, base)

@@ -12,7 +12,8 @@ import pytest
 from a0nb import Agent
 from a0nb.errors import ExtensionError, ModelError, TurnError
 from a0nb.loop import LoopData
-from a0nb.providers.base import ModelConfig, ModelReply, complete, new_partial
+from a0nb.providers.base import ModelConfig, ModelReply, new_partial
+from a0nb.providers.stream import complete
 from a0nb.testing import answer, tool_reply
 
 

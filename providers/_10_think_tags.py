@@ -1,0 +1,22 @@
+"""Reasoning for providers without a reasoning channel: a reply that opens with <think>…</think> (or
+<reasoning>…</reasoning>) streams that part as reasoning and the rest as the response."""
+from a0nb.providers import ProviderExtension
+from a0nb.think import ThinkSplitter
+
+
+class ThinkTags(ProviderExtension):
+    forbidden_tags = frozenset({"reasoning"})  # a provider with its own channel sends reasoning there
+
+    def process_chunk(self, chunk, deltas, state):
+        reasoning, response = deltas
+        if not response:
+            return deltas
+        splitter = state.get("think_splitter")
+        if splitter is None:
+            splitter = state["think_splitter"] = ThinkSplitter()
+        moved, response = splitter.feed(response)
+        return reasoning + moved, response
+
+    def end_stream(self, state):
+        splitter = state.get("think_splitter")
+        return splitter.flush() if splitter is not None else ("", "")
