@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 from . import loop
 from .errors import ConfigError, ModelError
 from .extract import ToolRequest, first_closed_object, parse_tool_request
-from .providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken, complete
+from .providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
+from .providers.stream import complete
+from .providers.extension import LoadedExtension, discover_provider_extensions
 from .providers.registry import make_provider, no_model_message
 from .records import CallRecord, Part
 
@@ -26,7 +28,8 @@ class ModelCalls:
 
     def model_config(self, role: str = "chat") -> ModelConfig:
         s = self.settings
-        params: dict[str, Any] = {}
+        kwargs = s.model_kwargs if role == "chat" else s.utility_model_kwargs
+        params: dict[str, Any] = {k: v for k, v in (kwargs or {}).items() if not str(k).startswith("_")}
         if s.temperature is not None:
             params["temperature"] = s.temperature
         if self.secrets:
@@ -36,7 +39,8 @@ class ModelCalls:
         return ModelConfig(spec=self.model_spec(role), role="chat" if role == "chat" else "utility", params=params,
                            api_base=s.api_base, api_key_env=s.api_key_env,
                            ctx_length=s.ctx_length if role == "chat" else s.utility_ctx_length,
-                           history_share=s.history_share, retries=s.retries, backoff=s.backoff)
+                           history_share=s.history_share, retries=s.retries, backoff=s.backoff,
+                           tools=self.native_tool_schemas() if s.native_tools and role == "chat" else None)
 
     def provider(self, role: str = "chat") -> Provider:
         spec = self.model_spec(role)
@@ -55,6 +59,14 @@ class ModelCalls:
         from .providers.discovery import discover_providers
         return discover_providers(self.hierarchy, self.loader)
 
+    def provider_extensions(self) -> list[LoadedExtension]:
+        """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""
+        return discover_provider_extensions(self.hierarchy, self.loader)
+
+    def native_tool_schemas(self) -> list[dict[str, Any]]:
+        """The agent's tools as OpenAI function schemas (sent when the setting `native_tools` is on)."""
+        return [info.native_schema() for info in self.tools.available().values()]
+
     async def call_chat_model(self, ld: loop.LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         record = ld.record
         call_data = {"messages": messages, "model": self.model_spec("chat"), "provider": self.provider("chat"),
@@ -62,7 +74,8 @@ class ModelCalls:
         await self.fire("chat_model_call_before", call_data=call_data)
         self._streamed = ""
         try:
-            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], _LoopSink(self, ld))
+            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], _LoopSink(self, ld),
+                                   self.provider_extensions())
         except ContextWindowExceeded as exc:
             _fail(record, exc)  # the failed attempt keeps its record (and says why), whether or not a retry follows
             if ld.params_persistent.get("_ctx_retry") or not await self.compact_history(force=True):
@@ -105,7 +118,8 @@ class ModelCalls:
         call_data = {"model": record.model, "system": system, "message": message, "purpose": purpose}
         await self.fire("util_model_call_before", call_data=call_data)
         try:
-            reply = await complete(self.provider("utility"), messages, self.model_config("utility"))
+            reply = await complete(self.provider("utility"), messages, self.model_config("utility"),
+                                   extensions=self.provider_extensions())
         except ModelError as exc:
             _fail(record, exc)
             await self.fire("call_recorded", record=record)
@@ -149,6 +163,7 @@ def _fill(record: CallRecord | None, reply: ModelReply) -> None:
         return
     record.response, record.reasoning = reply.content, reply.reasoning
     record.usage, record.cost, record.latency = dict(reply.usage), reply.cost, reply.latency
+    record.provider_extensions = list(reply.extensions)
     if reply.model:
         record.model = reply.model
 

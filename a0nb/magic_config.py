@@ -7,7 +7,7 @@ import typing
 from dataclasses import fields
 from typing import Any
 
-from traitlets import Bool, Enum, Float, Int, Unicode, default, observe
+from traitlets import Bool, Dict, Enum, Float, Int, Unicode, default, observe
 from traitlets.config import Configurable
 
 from .settings import Settings, _coerce
@@ -25,8 +25,10 @@ def _setting_trait(name: str, kind: Any) -> Any:
     literal = next((a for a in (kind, *args) if typing.get_origin(a) is typing.Literal), None)
     if literal is not None:
         return Enum(typing.get_args(literal), default_value=None, allow_none=True, config=True, help=help_)
-    base = next((a for a in (kind, *args) if a in (int, float, str)), str)
-    trait = {int: Int, float: Float, str: Unicode}[base]
+    if any(typing.get_origin(a) is dict for a in (kind, *args)):
+        return Dict(default_value=None, allow_none=True, config=True, help=help_)
+    base = next((a for a in (kind, *args) if a in (bool, int, float, str)), str)
+    trait = {bool: Bool, int: Int, float: Float, str: Unicode}[base]
     return trait(default_value=None, allow_none=True, config=True, help=help_)
 
 

@@ -38,9 +38,15 @@ class Settings:
     api_key_env: str | None = None
     preset: str = ""
     cassette_mode: Literal["strict", "lax"] = "strict"
+    # extra keyword arguments for the model call (Agent Zero's model `kwargs`): max_tokens, reasoning_effort,
+    # litellm's mock_response, ... — never an API key (keys come from the environment)
+    model_kwargs: dict[str, Any] | None = None
+    utility_model_kwargs: dict[str, Any] | None = None
+    native_tools: bool = False   # also send the tools as native function schemas (providers tagged `tools`)
 
 
 _NAMES = {f.name for f in fields(Settings)}
+_BOOLS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
 _ENV = {name: "A0NB_" + name.upper() for name in _NAMES}
 
 
@@ -48,6 +54,20 @@ def _coerce(name: str, value: Any) -> Any:
     kind = {f.name: f.type for f in fields(Settings)}[name]
     if value is None or value == "":
         return None if "None" in str(kind) else value
+    if "dict" in str(kind):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise ConfigError(f"{name} must be a JSON object, like {{\"max_tokens\": 512}} (got {value!r})") from None
+        if not isinstance(value, dict):
+            raise ConfigError(f"{name} must be a mapping of keyword arguments (got {type(value).__name__})")
+        return dict(value)
+    if str(kind) == "bool" and not isinstance(value, bool):
+        text = str(value).strip().lower()
+        if text not in _BOOLS:
+            raise ConfigError(f"{name} must be true or false (got {value!r})")
+        return _BOOLS[text]
     if "int" in str(kind) and "float" not in str(kind) and not isinstance(value, int):
         return int(value)
     if "float" in str(kind) and not isinstance(value, (int, float)):

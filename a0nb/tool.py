@@ -29,6 +29,9 @@ class Tool:
     """Base class for tool files. Subclasses implement `async execute(**kwargs) -> Response`."""
 
     description: str = ""
+    # JSON schema of `tool_args`, for providers that take native tool schemas (setting `native_tools`);
+    # the model-facing description stays in prompts/agent.system.tool.<name>.md
+    parameters: dict[str, Any] = {}
 
     def __init__(self, agent: Any, name: str, method: str | None, args: dict[str, Any], message: str,
                  loop_data: Any = None, **kwargs: Any) -> None:
@@ -104,6 +107,14 @@ class ToolInfo:
             lines.append("arguments: " + args)
         lines += ["~~~json", example, "~~~"]
         return "\n".join(lines)
+
+    def native_schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI function schema; tools without a schema take any arguments."""
+        parameters = dict(self.schema) if self.schema else {"type": "object", "properties": {},
+                                                            "additionalProperties": True}
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description or f"the {self.name} tool (see the system prompt)",
+            "parameters": parameters}}
 
 
 class FunctionTool(Tool):
@@ -288,7 +299,8 @@ class Tools:
                   overrode: tuple[Path, ...] = ()) -> ToolInfo | None:
         if isinstance(obj, type) and issubclass(obj, Tool):
             tool_name = name or _snake(obj.__name__)
-            return ToolInfo(tool_name, "class", obj, path, label, overrode, obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0])
+            return ToolInfo(tool_name, "class", obj, path, label, overrode,
+                            obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
         if isinstance(obj, type) and hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool"):
             instance = obj()
             init = getattr(instance, "init", None)

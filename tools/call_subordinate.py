@@ -5,6 +5,10 @@ from a0nb import Response, Tool
 
 class CallSubordinate(Tool):
     description = "Delegate a sub-task to a subordinate agent."
+    parameters = {"type": "object", "required": ["message"], "properties": {
+        "message": {"type": "string", "description": "the sub-task, with everything the subordinate needs"},
+        "profile": {"type": "string", "description": "the subordinate's agent profile (default: this one's)"},
+        "reset": {"type": "boolean", "description": "start a new subordinate instead of continuing the last"}}}
 
     async def execute(self, message="", profile=None, reset=False, **kwargs):
         if not str(message).strip():

@@ -18,6 +18,10 @@ RUNTIMES = ("python", "terminal")
 
 class CodeExecution(Tool):
     description = "Run Python in the notebook namespace, or a shell command."
+    parameters = {"type": "object", "required": ["runtime", "code"], "properties": {
+        "runtime": {"type": "string", "enum": list(RUNTIMES), "description": "python (the notebook's namespace) or terminal"},
+        "code": {"type": "string", "description": "the code or shell command to run"},
+        "timeout": {"type": "number", "description": "seconds before the run is stopped"}}}
 
     async def execute(self, runtime="python", code="", timeout=None, **kwargs):
         agent = self.agent

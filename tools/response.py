@@ -5,6 +5,8 @@ from a0nb import Response, Tool
 
 class ResponseTool(Tool):
     description = "Answer the user and end the turn."
+    parameters = {"type": "object", "properties": {"text": {"type": "string", "description": "the answer, in Markdown"}},
+                  "required": ["text"]}
 
     async def execute(self, **kwargs):
         text = self.args.get("text")

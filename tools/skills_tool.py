@@ -9,6 +9,11 @@ MAX_LOADED = 5
 
 class SkillsTool(Tool):
     description = "Find, load and read skills."
+    parameters = {"type": "object", "required": ["method"], "properties": {
+        "method": {"type": "string", "enum": list(METHODS)},
+        "query": {"type": "string", "description": "for search: what the skill should help with"},
+        "skill_name": {"type": "string", "description": "for load and read_file"},
+        "file_path": {"type": "string", "description": "for read_file: a file inside the skill's folder"}}}
 
     async def execute(self, **kwargs):
         method = (self.method or self.args.get("method") or "").strip().lower()
