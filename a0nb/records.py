@@ -53,6 +53,7 @@ class CallRecord:
     latency: float | None = None
     diagnostics: list[str] = field(default_factory=list)
     error: str | None = None
+    provider_extensions: list[str] = field(default_factory=list)  # e.g. `_10_think_tags.ThinkTags`
     children: list["CallRecord"] = field(default_factory=list)
 
     @property

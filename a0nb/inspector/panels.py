@@ -172,7 +172,48 @@ def render_extensions(agent: Any, point: str | None = None) -> Rendering:
         summary = f"<b>{h.esc(name)}</b> {h.muted(t.plural(len(infos), 'extension'))}"
         body = h.muted(doc) + (h.table(["extension", "root", "overrode"], rows, ("220px", "", "")) if rows else "")
         cards.append(h.details(summary, body, open_=bool(point)))
+    if point is None:
+        cards.append(_provider_extensions_card(agent, style, lines))
     return _simple("Extensions", lines, "".join(cards))
+
+
+def _provider_extensions_card(agent: Any, style: PathStyle, lines: list[str]) -> str:
+    """`providers/*.py` extensions: where each came from, what gates it, and whether the chat model uses it."""
+    found = agent.provider_extensions()
+    active = _active_provider_extensions(agent)
+    lines.append(f"  provider extensions: {', '.join(e.name for e in found) or '—'}")
+
+    def gate(e: Any) -> str:
+        x = e.extension
+        bits = ([f"providers: {', '.join(x.providers)}"] if x.providers else []) + \
+            ([f"needs tags: {', '.join(sorted(x.required_tags))}"] if x.required_tags else []) + \
+            ([f"not with tags: {', '.join(sorted(x.forbidden_tags))}"] if x.forbidden_tags else [])
+        return h.esc("; ".join(bits)) or h.muted("any provider")
+
+    def status(e: Any) -> str:
+        if active is None:
+            return h.muted("no model")
+        return h.badge("active", "ok") if e.name in active else h.muted("not for this model")
+
+    rows = [(h.code(e.name), h.esc(e.root_label) + (f"<br>{h.muted(style(e.path))}" if e.path else ""),
+             "<br>".join(h.esc(x) for x in style.many(e.overrode)) or h.muted("—"), gate(e), status(e)) for e in found]
+    summary = f"<b>provider extensions</b> {h.muted(t.plural(len(found), 'extension'))}"
+    body = h.muted("Classes in providers/*.py that add reasoning, native tool calls and more to model providers; "
+                   "the same file name in a higher root wins.")
+    if rows:
+        body += h.table(["extension", "root", "overrode", "applies to", "chat model"], rows, ("220px", "", "", "", "90px"))
+    return h.details(summary, body)
+
+
+def _active_provider_extensions(agent: Any) -> list[str] | None:
+    from ..errors import A0Error
+    from ..providers.extension import provider_tags
+    try:
+        provider, config = agent.provider("chat"), agent.model_config("chat")
+    except (A0Error, ValueError):
+        return None
+    tags = provider_tags(provider, config)
+    return [e.name for e in agent.provider_extensions() if e.applies(provider, config, tags)]
 
 
 def render_paths(agent: Any) -> Rendering:

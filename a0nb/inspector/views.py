@@ -197,7 +197,8 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
     usage = ", ".join(f"{k} {v:,}" for k, v in r.usage.items() if isinstance(v, int)) or "—"
     info = h.kv([("role", h.esc(r.role if r.role == "chat" else f"{r.role} ({r.purpose})")), ("turn", str(r.turn)),
                  ("pass", str(r.iteration)), ("agent", str(r.agent)), ("messages", str(len(r.messages))),
-                 ("estimated tokens", f"{r.tokens:,}"), ("provider usage", h.esc(usage))])
+                 ("estimated tokens", f"{r.tokens:,}"), ("provider usage", h.esc(usage)),
+                 ("provider extensions", h.esc(", ".join(r.provider_extensions)) or h.muted("—"))])
     body = [info, h.heading("Context composition"), h.stacked_bar(Palette().segments(r))]
     if r.error:
         body.insert(0, h.banner(style(r.error)))
