@@ -123,3 +123,16 @@ def test_diagnostics_name_file_and_fix(fresh: Agent) -> None:
     r = render_diagnostics(fresh)
     assert "error: ./extensions/monologue_start/_10_broken.py: defines no Extension subclass" in r.text
     assert "fix: define" in r.html and str(fresh.workdir) not in r.html
+
+
+def test_provider_extensions_listed_with_gating_and_whether_the_chat_model_uses_them(fresh: Agent) -> None:
+    r = render_extensions(fresh)
+    assert "provider extensions: _10_think_tags.ThinkTags, _20_native_tool_calls.NativeToolCalls" in r.text
+    assert "&lt;a0nb&gt;/providers/_10_think_tags.py" in r.html and "not with tags: reasoning" in r.html
+    assert "needs tags: tools" in r.html
+    fresh.configure(model="openai/gpt-4o-mini")  # litellm has a reasoning channel and takes native tools
+    html = render_extensions(fresh).html
+    think = html[html.index("_10_think_tags.ThinkTags"):]
+    native = html[html.index("_20_native_tool_calls.NativeToolCalls"):]
+    assert think.index("not for this model") < think.index("</tr>")
+    assert native.index(">active<") < native.index("</tr>")
