@@ -19,6 +19,7 @@ from .diagnostics import Diagnostics
 from .errors import A0Error, ConfigError, TurnInterrupted
 from .extensions import Extensions, extensible
 from .extract import ToolRequest
+from .foreground import FOREGROUND
 from .hierarchy import Hierarchy
 from .history import History, Message
 from .jobs import Jobs
@@ -182,12 +183,15 @@ class Agent(ModelCalls):
 
     def _warm(self) -> None:
         """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
-        from .tokens import warm_in_background
-        warm_in_background()
+        from .tokens import load_encoder, warm_in_background
         spec = self.model_spec("chat")
         if spec and "scripted:" not in spec and not spec.startswith(("replay:", "local:")):
+            # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
+            # (tiktoken among them) that the encoder's load then waits for
             from .providers.litellm_provider import warm_import_in_background
-            warm_import_in_background()
+            warm_import_in_background(first=load_encoder)
+        else:
+            warm_in_background()
 
     def set_profile(self, profile: str) -> None:
         from .profiles import agents_dirs, discover_profiles, unknown_profile_message
@@ -232,25 +236,26 @@ class Agent(ModelCalls):
         # turn that outlived an interrupt can never be revived by the next one.
         self._cancel = threading.Event()
         cancel_token = _CANCEL.set(self._cancel)
-        try:
-            self.refresh()
-            self.hist_add_user_message(message, attachments=attachments)
-            turn.text = await self.monologue()
-        except (asyncio.CancelledError, TurnInterrupted) as exc:
-            turn.interrupted, turn.error = True, "interrupted by the user"
-            await loop.handle_interrupt(self, getattr(self, "_streamed", ""))
-            raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
-        except A0Error as exc:
-            turn.error = str(exc)
-            exc.turn = turn  # type: ignore[attr-defined]
-            raise
-        finally:
-            _CANCEL.reset(cancel_token)
-            self._task = None
-            turn.calls = [c for c in self._calls if c.turn == turn.index]
-            if saved is not None:
-                self.history = saved
-            await self.fire("process_chain_end", data={"turn": turn})
+        with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
+            try:
+                self.refresh()
+                self.hist_add_user_message(message, attachments=attachments)
+                turn.text = await self.monologue()
+            except (asyncio.CancelledError, TurnInterrupted) as exc:
+                turn.interrupted, turn.error = True, "interrupted by the user"
+                await loop.handle_interrupt(self, getattr(self, "_streamed", ""))
+                raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
+            except A0Error as exc:
+                turn.error = str(exc)
+                exc.turn = turn  # type: ignore[attr-defined]
+                raise
+            finally:
+                _CANCEL.reset(cancel_token)
+                self._task = None
+                turn.calls = [c for c in self._calls if c.turn == turn.index]
+                if saved is not None:
+                    self.history = saved
+                await self.fire("process_chain_end", data={"turn": turn})
         return turn
 
     def reset(self) -> None:

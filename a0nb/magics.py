@@ -19,6 +19,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 
 from .chat import ChatMode, keep_question_marks
 from .errors import A0Error, ConfigError
+from .foreground import FOREGROUND
 from .magic_config import A0, FORMATS
 from .magic_output import Output, render, turn_metadata
 
@@ -314,11 +315,12 @@ class A0Magics(Magics):
             agent.set_profile(previous)
 
     def _ask(self, opts: argparse.Namespace, text: str) -> None:
-        agent, previous, text = self._begin(opts, text)
-        try:
-            self._run_turn(agent, opts, text)
-        finally:
-            self._end(agent, opts, previous)
+        with FOREGROUND:  # the answer's rendering too: background warm-ups give way until the cell is done
+            agent, previous, text = self._begin(opts, text)
+            try:
+                self._run_turn(agent, opts, text)
+            finally:
+                self._end(agent, opts, previous)
 
     def _run_turn(self, agent: Any, opts: argparse.Namespace, text: str) -> None:
         attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
@@ -340,18 +342,19 @@ class A0Magics(Magics):
                 return
             agent, previous, text = self._begin(*parsed)
             opts = parsed[0]
-            try:
-                attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
-                started = len(agent.turns)
-                live = self._start_live(agent)
+            with FOREGROUND:  # background warm-ups give way until the answer is shown
                 try:
-                    turn = await agent.ask_background(text, attachments=attachments, history=not opts.no_history)
-                except (A0Error, KeyboardInterrupt, asyncio.CancelledError) as exc:
-                    self._failed(agent, live, opts, started, exc)
-                    return
-                self._succeeded(agent, live, opts, turn)
-            finally:
-                self._end(agent, opts, previous)
+                    attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
+                    started = len(agent.turns)
+                    live = self._start_live(agent)
+                    try:
+                        turn = await agent.ask_background(text, attachments=attachments, history=not opts.no_history)
+                    except (A0Error, KeyboardInterrupt, asyncio.CancelledError) as exc:
+                        self._failed(agent, live, opts, started, exc)
+                        return
+                    self._succeeded(agent, live, opts, turn)
+                finally:
+                    self._end(agent, opts, previous)
         except UsageError:
             raise
         except A0Error as exc:

@@ -3,12 +3,18 @@ Streams with usage, folds text and reasoning per chunk, prices the reply once at
 fragments are folded by the bundled `native_tool_calls` provider extension."""
 from __future__ import annotations
 
+import _imp
 import asyncio
+import builtins
+import importlib
 import os
+import sys
 import threading
-from typing import Any, AsyncIterator
+import time
+from typing import Any, AsyncIterator, Callable
 
 from ..errors import ConfigError, ModelError
+from ..foreground import FOREGROUND
 from .base import ModelConfig, ModelReply, new_partial
 from .chunks import delta_of, field, plain
 from .faults import classify, is_provider_error
@@ -17,46 +23,117 @@ __all__ = ["LiteLLMProvider", "warm_import_in_background"]
 
 
 class _LazyImport:
-    """Process-wide by nature (it mirrors sys.modules), so one instance lives at module level; the lock
-    keeps a background warm-up and a first call from configuring litellm twice."""
+    """A module imported on first use or warmed on a daemon thread. Process-wide by nature (it mirrors
+    sys.modules), so litellm's lives at module level; the lock keeps a warm-up and a first call from
+    importing and configuring it twice.
 
-    def __init__(self) -> None:
+    The warm-up gives way to agent turns: while one runs, the warm-up thread waits at its next import
+    statement. It goes on at once when a call needs the module now (`get` from another thread), when the
+    import lock is held (a finder may be importing under it), or when another thread waits for a module
+    lock (which the paused warm-up may hold); and it gives way only during its first GIVE_WAY_FOR seconds,
+    so a lock nobody can see costs that at most."""
+
+    POLL = 0.005
+    GIVE_WAY_FOR = 1.0  # seconds after the warm-up started; afterwards it competes like any thread
+
+    def __init__(self, name: str, configure: Callable[[Any], None] = lambda module: None) -> None:
+        self.name, self.configure = name, configure
         self.lock = threading.Lock()
         self.module: Any = None
         self.thread: threading.Thread | None = None
+        self.urgent = False
+        self.started = 0.0
 
     def get(self) -> Any:
         if self.module is not None:
             return self.module
+        if self.thread is not None and threading.current_thread() is not self.thread:
+            self.urgent = True  # a call is waiting: the warm-up stops giving way
         with self.lock:
             if self.module is None:
-                # must precede the import: otherwise litellm fetches its price map from GitHub at import time
-                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-                import litellm
-                litellm.suppress_debug_info = True  # otherwise every error prints a help banner into the cell
-                if hasattr(litellm, "disable_hf_tokenizer_download"):
-                    litellm.disable_hf_tokenizer_download = True
-                self.module = litellm
+                module = importlib.import_module(self.name)
+                self.configure(module)
+                self.module = module
         return self.module
 
-    def warm(self) -> None:
+    def warm(self, first: Callable[[], Any] | None = None) -> None:
+        """Import on a daemon thread; `first` runs on that thread before (work a turn needs sooner)."""
         with self.lock:
             if self.module is not None or self.thread is not None:
                 return
-            self.thread = threading.Thread(target=self.get, name="a0nb-litellm-import", daemon=True)
+            self.thread = threading.Thread(target=self._warm, args=(first,), name=f"a0nb-{self.name}-import",
+                                           daemon=True)
             self.thread.start()
 
+    def _warm(self, first: Callable[[], Any] | None) -> None:
+        if first is not None:
+            first()
+        self.started = time.perf_counter()
+        gate = _GiveWay(threading.get_ident(), self._should_wait, self.POLL)
+        builtins.__import__ = gate
+        try:
+            self.get()
+        except Exception:  # noqa: BLE001 - a broken install surfaces on the first real call, with its message
+            pass
+        finally:
+            if builtins.__import__ is gate:  # unless someone replaced it after us
+                builtins.__import__ = gate.original
 
-_LOADER = _LazyImport()
+    def _should_wait(self, me: int) -> bool:
+        if not FOREGROUND.busy or self.urgent or _imp.lock_held() or _another_thread_waits_for_a_module(me):
+            return False
+        if time.perf_counter() - self.started > self.GIVE_WAY_FOR:
+            self.urgent = True  # a lock we cannot see may be involved: never wait longer than this, in all
+            return False
+        return True
+
+
+class _GiveWay:
+    """Stands in for `builtins.__import__` during the warm-up: in the warm-up thread each import statement
+    first waits while a turn runs. It waits before the import system takes any lock of its own; the module
+    locks the thread already holds (modules it is executing) are what `_another_thread_waits_for_a_module`
+    watches. Other threads go straight through."""
+
+    def __init__(self, ident: int, should_wait: Any, poll: float) -> None:
+        self.ident, self.should_wait, self.poll = ident, should_wait, poll
+        self.original = builtins.__import__
+
+    def __call__(self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+        if threading.get_ident() == self.ident:
+            while self.should_wait(self.ident):
+                time.sleep(self.poll)
+        return self.original(name, globals, locals, fromlist, level)
+
+
+def _another_thread_waits_for_a_module(me: int) -> bool:
+    """True when some other thread is blocked on a module lock (`_ModuleLock.acquire` in the import system):
+    the paused warm-up may hold that lock, so it must go on, or both would wait for each other."""
+    for ident, frame in sys._current_frames().items():
+        code = frame.f_code
+        if ident != me and code.co_name == "acquire" and code.co_filename == "<frozen importlib._bootstrap>":
+            return True
+    return False
+
+
+def _configure(litellm: Any) -> None:
+    litellm.suppress_debug_info = True  # otherwise every error prints a help banner into the cell
+    if hasattr(litellm, "disable_hf_tokenizer_download"):
+        litellm.disable_hf_tokenizer_download = True
+
+
+# must precede the import: otherwise litellm fetches its price map from GitHub at import time
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+_LOADER = _LazyImport("litellm", _configure)
 
 
 def _litellm() -> Any:
     return _LOADER.get()
 
 
-def warm_import_in_background() -> None:
-    """Start importing litellm on a daemon thread, so the first real call does not pay the import."""
-    _LOADER.warm()
+def warm_import_in_background(first: Callable[[], Any] | None = None) -> None:
+    """Start importing litellm on a daemon thread, so the first real call does not pay the import; `first`
+    runs on that thread before it (the token encoder: both would import some of the same modules)."""
+    _LOADER.warm(first)
 
 
 def _key_from(env: str, model: str) -> str:
