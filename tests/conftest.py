@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+# what runs at import and collection time (module-level loads) must not write into the real ~/.a0nb either
+os.environ["A0NB_HOME"] = tempfile.mkdtemp(prefix="a0nb-test-home-")
 
 
 @pytest.fixture(autouse=True)

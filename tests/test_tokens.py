@@ -125,3 +125,25 @@ def test_importing_history_modules_is_cheap() -> None:
             "heavy = [m for m in ('litellm', 'tiktoken', 'IPython', 'ipywidgets') if m in sys.modules]; "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@needs_cl100k
+def test_parsed_ranks_are_kept_in_a_marshal_cache(monkeypatch, no_network) -> None:
+    import tiktoken
+    original = tiktoken.get_encoding
+    first = load_cl100k()  # builds from the rank file and writes $A0NB_HOME/cache/cl100k_base-*.marshal
+    cached = tokens._marshal_path(tiktoken)
+    assert first is not None and cached.is_file()
+
+    def refuse(name: str) -> None:
+        raise AssertionError("the rank file was parsed again")
+    monkeypatch.setattr(tiktoken, "get_encoding", refuse)
+    second = load_cl100k()
+    text = "Ünïcode, code `x = 17 * 23` and <|endoftext|> as plain text"
+    assert second is not None and second.name == "cl100k_base"
+    assert second.encode_ordinary(text) == first.encode_ordinary(text) == CL100K.encode_ordinary(text)
+
+    cached.write_bytes(b"damaged")
+    monkeypatch.setattr(tiktoken, "get_encoding", original)
+    assert load_cl100k() is not None  # a damaged cache is rebuilt from the rank file
+    assert tokens._from_marshal(tiktoken) is not None
