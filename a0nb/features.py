@@ -1,5 +1,6 @@
 """Feature plugins: classes in `features/*.py` along the search hierarchy that offer notebook
-helpers (`get_template`, `get_completions`, `apply_completion`), with each plugin's scoped config."""
+helpers (`get_template`, `get_completions`, `apply_completion`) and UI (`get_ui_elements`), with each
+plugin's scoped config."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,7 +9,7 @@ from typing import Any
 
 from .loader import module_name_for
 
-HOOKS = ("get_template", "get_completions", "apply_completion")
+HOOKS = ("get_template", "get_completions", "apply_completion", "get_ui_elements")
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Feature:
     path: Path
     root_label: str
     config: dict[str, Any] = field(default_factory=dict, hash=False)
+    plugin: str | None = None   # the plugin whose features/ folder it came from (None: notebook or user folder)
 
     def template(self, name: str) -> str | None:
         fn = getattr(self.instance, "get_template", None)
@@ -50,7 +52,7 @@ def _discover(agent: Any) -> list[Feature]:
                 if _is_feature(obj, module.__name__):
                     instance = _instantiate(agent, obj, path)
                     if instance is not None:
-                        found.append(Feature(obj.__name__, instance, path, root.label, config))
+                        found.append(Feature(obj.__name__, instance, path, root.label, config, root.plugin))
     return found
 
 

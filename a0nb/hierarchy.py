@@ -8,7 +8,7 @@ from typing import Callable, Sequence, TypeVar
 
 from .diagnostics import Diagnostics
 from .roots import Root, search_roots
-from .plugins import Plugin, discover_plugins, enabled_plugin_dirs
+from .plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
 from .resources import bundled_root, user_home
 
 T = TypeVar("T")
@@ -88,7 +88,18 @@ class Hierarchy:
                     self._sign_tree(d, sig, with_files, depth=0)
                 elif sub == "tools" and with_files:
                     self._sign_files(d, sig)
+        self._sign_plugin_switches(sig)
         return tuple(sig)
+
+    def _sign_plugin_switches(self, sig: list[object]) -> None:
+        """Each plugin's scoped folders (a `.toggle-0/1` appearing changes the folder's mtime) and config.json."""
+        for plugin in self.plugins:
+            for d in toggle_dirs(plugin, self.workdir, self.home, self.profile):
+                for path in (d, d / "config.json"):
+                    try:
+                        sig.append((str(path), path.stat().st_mtime_ns))
+                    except OSError:
+                        continue
 
     def _sign_tree(self, d: Path, sig: list[object], with_files: bool, depth: int) -> None:
         try:

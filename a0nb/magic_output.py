@@ -106,7 +106,9 @@ class _Text:
         return {"text/plain": self.text, "text/html": f"<pre>{html.escape(self.text)}</pre>"}
 
 
-def _fallback(name: str, args: tuple[Any, ...]) -> _Text:
+def _fallback(name: str, args: tuple[Any, ...]) -> _Text | None:
+    if name == "render_footer":
+        return None  # the footer is an extra: without the inspector there is none
     first = args[0] if args else None
     second = args[1] if len(args) > 1 else None
     summaries: dict[str, Callable[[], str]] = {
@@ -118,6 +120,7 @@ def _fallback(name: str, args: tuple[Any, ...]) -> _Text:
         "render_diagnostics": lambda: "\n".join(str(d) for d in first.diagnostics) or "no diagnostics",
         "render_skills": lambda: "\n".join(sorted(first.skills())) or "no skills",
         "render_tools": lambda: "\n".join(first.tools.available()) or "no tools",
+        "render_plugins": lambda: "\n".join(p.name for p in first.hierarchy.plugins) or "no plugins",
         "render_history": lambda: f"{len(first.history.output())} history messages",
         "render_extensions": lambda: "\n".join(f"{second}: {e.label}" for e in first.extensions.resolve(second))
         if second else "(the inspector shows extensions per point)",

@@ -59,6 +59,8 @@ SUBCOMMANDS: dict[str, Sub] = {
     "live": Sub("%a0 live", "back to the real model after record/replay"),
     "chat": Sub("%a0 chat on|off", "chat mode: a plain cell is a message to the agent; %%python runs code"),
     "template": Sub("%a0 template NAME", "insert a feature plugin's template as the next cell"),
+    "plugins": Sub("%a0 plugins [enable NAME | disable NAME [--scope notebook|user] | config NAME [key=value ...]]",
+                   "list plugins, switch one on or off, show (a form, live) or set its config"),
     "help": Sub("%a0 help", "this help"),
 }
 
@@ -71,6 +73,14 @@ class _Parser(argparse.ArgumentParser):
 
     def exit(self, status: int = 0, message: str | None = None) -> typing.NoReturn:
         raise UsageError(message or f"{self.prog}: bad arguments")
+
+
+def _plugin_and_scope(action: str, args: list[str]) -> tuple[str, str]:
+    p = _Parser(prog=f"%a0 plugins {action}", add_help=False)
+    p.add_argument("name")
+    p.add_argument("--scope", choices=("notebook", "user"), default="notebook")
+    opts = p.parse_args(args)
+    return opts.name, opts.scope
 
 
 def _ask_parser(prog: str) -> _Parser:
@@ -395,6 +405,10 @@ class A0Magics(Magics):
         self._finish(live, opts, turn)
         fmt = opts.format or self.options.format
         self.out.answer(turn, fmt, turn_metadata(agent, turn), live is not None)
+        if fmt == "markdown":  # plugins' footer and status lines go under the answer card
+            footer = render("render_footer", agent, turn)
+            if footer is not None:
+                self.out.publish(footer)
 
     def _start_live(self, agent: Any) -> Any:
         if not self.interactive():
@@ -551,6 +565,30 @@ class A0Magics(Magics):
         text, feature = hit
         self.shell.set_next_input(text, replace=False)
         self.out.note(f"a0: template {rest} from {feature.name} ({feature.root_label}) inserted as the next cell")
+
+    def sub_plugins(self, rest: str) -> None:
+        from .plugin_admin import PluginAdmin
+        admin = PluginAdmin(self.agent)
+        try:
+            words = shlex.split(rest)
+        except ValueError as exc:
+            raise UsageError(f"%a0 plugins: {exc}") from None
+        action, args = (words[0], words[1:]) if words else ("list", [])
+        if action == "list" and not args:
+            self._view("render_plugins")
+        elif action in ("enable", "disable"):
+            name, scope = _plugin_and_scope(action, args)
+            self.out.note(admin.switch(name, action == "enable", scope))
+        elif action == "config" and args:
+            name, assignments = args[0], args[1:]
+            if assignments:
+                self.out.note(admin.set_config(name, assignments))
+            elif self.interactive():
+                self.out.publish(admin.form(name).view)
+            else:
+                self.out.publish(admin.config_view(name))
+        else:
+            raise UsageError(f"usage: {SUBCOMMANDS['plugins'].usage}")
 
     def sub_help(self, rest: str) -> None:
         print(help_text())

@@ -112,10 +112,12 @@ class LiveTurn:
         self.throttle.push("progress", str(ctx.get("content", "")))
 
     def _on_tool_before(self, tool_args: dict[str, Any], tool_name: str) -> None:
-        self.throttle.now(lambda: self._tool_card(tool_name, tool_args, "", "running"))
+        self.throttle.now(lambda: (self._tool_card(tool_name, tool_args, "", "running"),
+                                   self._set(self.status, "value", self._status_html("running", tool_name))))
 
     def _on_tool_after(self, response: Any, tool_name: str) -> None:
-        self.throttle.now(lambda: self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done"))
+        self.throttle.now(lambda: (self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done"),
+                                   self._set(self.status, "value", self._status_html("running"))))
 
     def _on_record(self, record: Any) -> None:
         self.throttle.now(lambda: self._recorded(record))
@@ -224,8 +226,15 @@ class LiveTurn:
         import ipywidgets as w
         return w.HTML
 
-    def _status_html(self, state: str) -> str:
-        return f'<div style="{h.FONT};color:{h.MUTED}">{h.badge("a0", "assistant")}{h.esc(state)}</div>'
+    def _status_html(self, state: str, tool: str | None = None) -> str:
+        """The turn's state, and the plugins' status bars (model, context use, the running tool, cost)."""
+        from ..ui_elements import status_line, ui_elements
+        try:
+            bars = [status_line(e, self.agent, tool) for e in ui_elements(self.agent, "status_bar")]
+        except Exception:  # noqa: BLE001 - the live view must not break a turn over a plugin's status line
+            bars = []
+        text = " · ".join([state] + [b for b in bars if b])
+        return f'<div class="a0-status" style="{h.FONT};color:{h.MUTED}">{h.badge("a0", "assistant")}{h.esc(text)}</div>'
 
 
 def _tail(text: str) -> str:

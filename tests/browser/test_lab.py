@@ -36,6 +36,7 @@ CELLS = [
     "%config A0.approval = 'auto'\n%a0 model scripted:replies.yaml",
     "%a0 ask What is 17*23?",
     "%a0 extras",
+    "%a0 plugins config usage_footer",
 ]
 
 
@@ -164,13 +165,32 @@ def test_live_widget_then_static_rendering_in_chromium(lab: dict, tmp_path: Path
             assert page.locator(".jp-OutputArea-output .jupyter-widgets", has_text="code_execution").count() == 0
             final.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "3-static-rendering.png"), full_page=False)
+            # the bundled usage_footer plugin's message_footer and status_bar lines under the answer
+            footer = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .a0-footer").first
+            footer.wait_for(state="visible", timeout=30_000)
+            assert "tokens" in footer.inner_text() and "scripted:replies.yaml" in footer.inner_text()
+            status = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .a0-ui .a0-status").first
+            assert "context" in status.inner_text() and "idle" in status.inner_text()
+            footer.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "5-footer-and-status.png"))
             # an inspector tab: open the Extras view through the magic and check its contents in the DOM
-            # the static Extras view of the last cell (key → value → the hook that set it)
-            last = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").last
-            extras = last.locator(".jp-OutputArea-output", has_text="current_datetime").first
+            # the static Extras view of the fourth cell (key → value → the hook that set it)
+            cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
+            extras = cells.nth(3).locator(".jp-OutputArea-output", has_text="current_datetime").first
             extras.wait_for(state="visible", timeout=60_000)
             assert "_60_include_current_datetime" in extras.inner_text()
             extras.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "4-extras-view.png"))
+            # the usage_footer plugin's `config` element as a live form: pick fields, Save writes config.json
+            form = cells.last.locator(".jupyter-widgets", has_text="usage_footer").first
+            form.wait_for(state="visible", timeout=60_000)
+            form.locator("select").first.select_option(["tokens", "model"])
+            form.locator("button", has_text="Save").click()
+            saved = form.locator(".widget-html", has_text="saved to").first
+            saved.wait_for(state="visible", timeout=30_000)
+            config = json.loads((lab["work"] / ".a0proj" / "plugins" / "usage_footer" / "config.json").read_text())
+            assert config["footer"] == ["tokens", "model"], config
+            form.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "6-plugin-config-form.png"))
         finally:
             ctx.close()

@@ -64,7 +64,13 @@ def use(shell: InteractiveShell, folder: Path, *replies: str, approval: str = "a
 
 
 def last(shell: InteractiveShell) -> dict[str, Any]:
-    return shell.display_pub.outputs[-1]
+    """The last output that is not the plugins' footer (which follows each answer; footer() returns it)."""
+    return next(o for o in reversed(shell.display_pub.outputs) if "footer" not in o["metadata"].get("a0", {}))
+
+
+def footer(shell: InteractiveShell) -> dict[str, Any] | None:
+    out = shell.display_pub.outputs[-1]
+    return out if "footer" in out["metadata"].get("a0", {}) else None
 
 
 def last_text(shell: InteractiveShell) -> str:
@@ -468,7 +474,7 @@ class Snippets:
 
 def test_template_and_feature_completions(shell: InteractiveShell, folder: Path) -> None:
     shell.run_line_magic("a0", "template")
-    assert "none" in last_text(shell)
+    assert "UsageFooter (plugin usage_footer)" in last_text(shell)  # the bundled feature plugin
     (folder / "features").mkdir()
     (folder / "features" / "snippets.py").write_text(FEATURE)
     shell.run_line_magic("a0", "template")
