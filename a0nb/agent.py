@@ -189,7 +189,8 @@ class Agent(ModelCalls):
             # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
             # (tiktoken among them) that the encoder's load then waits for
             from .providers.litellm_provider import warm_import_in_background
-            warm_import_in_background(first=load_encoder)
+            model = spec.split(":", 2)[2] if spec.startswith("record:") and spec.count(":") >= 2 else spec
+            warm_import_in_background(first=load_encoder, model=model)
         else:
             warm_in_background()
 

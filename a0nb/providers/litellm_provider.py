@@ -56,28 +56,34 @@ class _LazyImport:
                 self.module = module
         return self.module
 
-    def warm(self, first: Callable[[], Any] | None = None) -> None:
-        """Import on a daemon thread; `first` runs on that thread before (work a turn needs sooner)."""
+    def warm(self, first: Callable[[], Any] | None = None, then: Callable[[Any], Any] | None = None) -> None:
+        """Import on a daemon thread; `first` runs on that thread before (work a turn needs sooner), `then`
+        after, with the module (what the first call would otherwise load)."""
         with self.lock:
             if self.module is not None or self.thread is not None:
                 return
-            self.thread = threading.Thread(target=self._warm, args=(first,), name=f"a0nb-{self.name}-import",
+            self.thread = threading.Thread(target=self._warm, args=(first, then), name=f"a0nb-{self.name}-import",
                                            daemon=True)
             self.thread.start()
 
-    def _warm(self, first: Callable[[], Any] | None) -> None:
+    def _warm(self, first: Callable[[], Any] | None, then: Callable[[Any], Any] | None) -> None:
         if first is not None:
             first()
         self.started = time.perf_counter()
         gate = _GiveWay(threading.get_ident(), self._should_wait, self.POLL)
         builtins.__import__ = gate
         try:
-            self.get()
+            module = self.get()
         except Exception:  # noqa: BLE001 - a broken install surfaces on the first real call, with its message
-            pass
+            return
         finally:
             if builtins.__import__ is gate:  # unless someone replaced it after us
                 builtins.__import__ = gate.original
+        if then is not None:
+            try:
+                then(module)
+            except Exception:  # noqa: BLE001 - only a warm-up: the first call does the same work and reports
+                pass
 
     def _should_wait(self, me: int) -> bool:
         if not FOREGROUND.busy or self.urgent or _imp.lock_held() or _another_thread_waits_for_a_module(me):
@@ -130,10 +136,14 @@ def _litellm() -> Any:
     return _LOADER.get()
 
 
-def warm_import_in_background(first: Callable[[], Any] | None = None) -> None:
+def warm_import_in_background(first: Callable[[], Any] | None = None, model: str | None = None) -> None:
     """Start importing litellm on a daemon thread, so the first real call does not pay the import; `first`
-    runs on that thread before it (the token encoder: both would import some of the same modules)."""
-    _LOADER.warm(first)
+    runs on that thread before it (the token encoder: both would import some of the same modules). With
+    `model`, litellm then counts a few tokens for it: its first streamed call loads that model's tokenizer
+    files to price the stream (~0.5 s measured for openai/gpt-4o-mini), and this loads them beforehand."""
+    def count(litellm: Any) -> None:
+        litellm.token_counter(model=model, messages=[{"role": "user", "content": "warm"}])
+    _LOADER.warm(first, count if model else None)
 
 
 def _key_from(env: str, model: str) -> str:

@@ -395,6 +395,15 @@ def test_import_and_construction_do_not_import_litellm() -> None:
     assert _python(code) == "[]"
 
 
+def test_warm_up_loads_the_tokenizer_the_first_streamed_call_would_load() -> None:
+    code = ("import tiktoken.registry as reg\n"
+            "from a0nb.providers.litellm_provider import warm_import_in_background, _LOADER\n"
+            "warm_import_in_background(model='openai/gpt-4o-mini')\n"
+            "_LOADER.thread.join(60)\n"
+            "print(sorted(getattr(reg, 'ENCODINGS', {})))")
+    assert "o200k_base" in _python(code)  # gpt-4o-mini's encoding, loaded offline from litellm's bundled files
+
+
 def test_warm_import_configures_litellm_once() -> None:
     code = ("import os, sys\nfrom a0nb.providers.litellm_provider import warm_import_in_background, _LOADER, _litellm\n"
             "warm_import_in_background(); warm_import_in_background()\n"
