@@ -32,6 +32,7 @@ class Hierarchy:
         self.entry_points = entry_points
         self.generation = 0
         self._signature: tuple[object, ...] | None = None
+        self._watch: list[str] | None = None
         self._memo: dict[object, object] = {}
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
@@ -41,7 +42,7 @@ class Hierarchy:
     def set_profile(self, profile: str) -> None:
         if profile != self.profile:
             self.profile = profile
-            self._signature = None
+            self._signature = self._watch = None
             self.refresh()
 
     def refresh(self) -> bool:
@@ -57,7 +58,8 @@ class Hierarchy:
                                   bundled=self.bundled)
         self._memo.clear()
         self.generation += 1
-        # roots may have changed (a plugin appeared), so the signature is taken over the new set
+        # roots may have changed (a plugin appeared), so the watch list and signature are taken anew
+        self._watch = None
         self._signature = self._compute_signature()
         return True
 
@@ -71,64 +73,52 @@ class Hierarchy:
             (self.home / "plugins", False), (self.workdir / "plugins", False)]
 
     def _compute_signature(self) -> tuple[object, ...]:
+        """One stat per watched path. A folder's mtime changes when an entry is added, removed or renamed, and
+        every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans)."""
+        if self._watch is None:
+            self._watch = self._watch_list()
         sig: list[object] = [self.profile]
-        for root, with_files in self._watch_roots():
+        stat = os.stat
+        for path in self._watch:
             try:
-                sig.append((str(root), root.stat().st_mtime_ns))
-            except OSError:  # a missing root has no sub-folders; its parent's mtime shows its creation
-                sig.append((str(root), None))
+                st = stat(path)
+            except OSError:
+                sig.append(None)
+                continue
+            sig.append((st.st_mtime_ns, st.st_size))
+        return tuple(sig)
+
+    def _watch_list(self) -> list[str]:
+        """Every path whose stat is part of the signature: each watched root and its known sub-folders, the
+        extension trees, user tool files, and each plugin's scoped switch folders and config.json."""
+        out: list[str] = []
+        for root, with_files in self._watch_roots():
+            out.append(str(root))
+            if not root.is_dir():  # a missing root: its appearance changes its own stat, then the list is rebuilt
                 continue
             for sub in _WATCHED[1:]:
                 d = root / sub if sub else root
-                try:
-                    sig.append((str(d), d.stat().st_mtime_ns))
-                except OSError:
+                if not d.is_dir():
+                    out.append(str(d))  # appears later: seen by its stat, and by its parent's mtime
                     continue
+                out.append(str(d))
                 if sub in ("extensions", "extensions/python"):
-                    self._sign_tree(d, sig, with_files, depth=0)
+                    self._list_tree(d, out, with_files, depth=0)
                 elif sub == "tools" and with_files:
-                    self._sign_files(d, sig)
-        self._sign_plugin_switches(sig)
-        return tuple(sig)
-
-    def _sign_plugin_switches(self, sig: list[object]) -> None:
-        """Each plugin's scoped folders (a `.toggle-0/1` appearing changes the folder's mtime) and config.json."""
-        for plugin in self.plugins:
+                    out += [e.path for e in _scan(d) if e.name.endswith(".py")]
+        for plugin in self.plugins:  # a `.toggle-0/1` appearing changes its folder's mtime
             for d in toggle_dirs(plugin, self.workdir, self.home, self.profile):
-                for path in (d, d / "config.json"):
-                    try:
-                        sig.append((str(path), path.stat().st_mtime_ns))
-                    except OSError:
-                        continue
+                out += [str(d), str(d / "config.json")]
+        return out
 
-    def _sign_tree(self, d: Path, sig: list[object], with_files: bool, depth: int) -> None:
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            return
-        for e in entries:
+    def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int) -> None:
+        for e in _scan(d):
             if e.is_dir(follow_symlinks=False) and depth < 8 and e.name != "__pycache__":
-                try:
-                    sig.append((e.path, e.stat().st_mtime_ns))
-                except OSError:
-                    continue
+                out.append(e.path)
                 if e.name != "python" or depth > 0:
-                    self._sign_tree(Path(e.path), sig, with_files, depth + 1)
+                    self._list_tree(Path(e.path), out, with_files, depth + 1)
             elif with_files and e.name.endswith(".py"):
-                try:
-                    st = e.stat()
-                    sig.append((e.path, st.st_mtime_ns, st.st_size))
-                except OSError:
-                    continue
-
-    def _sign_files(self, d: Path, sig: list[object]) -> None:
-        try:
-            for e in os.scandir(d):
-                if e.name.endswith(".py"):
-                    st = e.stat()
-                    sig.append((e.path, st.st_mtime_ns, st.st_size))
-        except OSError:
-            return
+                out.append(e.path)
 
     # -- lookups ----------------------------------------------------------------------------
     def memo(self, key: object, build: Callable[[], T]) -> T:
@@ -200,3 +190,10 @@ def _function_leaves(d: Path) -> Sequence[Path]:
         if sub.is_dir() and sub.name in ("start", "end"):
             leaves.append(sub)
     return sorted(leaves)
+
+
+def _scan(d: Path) -> list[os.DirEntry[str]]:
+    try:
+        return sorted(os.scandir(d), key=lambda e: e.name)
+    except OSError:
+        return []
