@@ -43,6 +43,27 @@ def test_plugins_join_the_hierarchy_and_toggles(nb: Path, tmp_path: Path) -> Non
     assert "plugin demo" not in [r.label for r in h.roots]
 
 
+def test_a_toggle_or_config_written_into_an_existing_folder_applies_on_refresh(nb: Path, tmp_path: Path) -> None:
+    plugin = nb / "plugins" / "demo"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: demo\n")
+    scoped = nb / ".a0proj" / "plugins" / "demo"
+    scoped.mkdir(parents=True)
+    h = Hierarchy(nb, home=tmp_path / "home")
+    assert "plugin demo" in [r.label for r in h.roots] and h.refresh() is False
+    (scoped / ".toggle-0").write_text("")  # the folder exists already: only its mtime says so
+    assert h.refresh() is True and "plugin demo" not in [r.label for r in h.roots]
+    (scoped / ".toggle-0").unlink()
+    assert h.refresh() is True and "plugin demo" in [r.label for r in h.roots]
+    (scoped / "config.json").write_text('{"a": 1}')
+    assert h.refresh() is True
+    gen = h.generation
+    (scoped / "config.json").write_text('{"a": 22}')  # edited in place: its own stat says so
+    os.utime(scoped / "config.json", ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    assert h.refresh() is True and h.generation == gen + 1
+    assert h.refresh() is False
+
+
 def test_bad_plugin_yaml_is_a_diagnostic(nb: Path, tmp_path: Path) -> None:
     plugin = nb / "plugins" / "broken"
     plugin.mkdir(parents=True)
