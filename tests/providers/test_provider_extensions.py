@@ -295,3 +295,19 @@ def test_an_api_key_in_model_kwargs_is_refused(nb: Path) -> None:
     with pytest.raises(Exception) as info:
         agent.ask("hi")
     assert "API keys are not taken from parameters" in str(info.value) and "sk-nope" not in str(info.value)
+
+
+def test_a_plugin_ships_provider_extensions_in_its_providers_folder(nb: Path) -> None:
+    plugin = nb / "plugins" / "chunk_counter"
+    (plugin / "providers").mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: chunk_counter\n")
+    (plugin / "providers" / "_50_count_chunks.py").write_text(_COUNTING)
+    agent = Agent(nb, model=[answer("counted")])
+    [found] = [e for e in agent.provider_extensions() if e.name == "_50_count_chunks.CountChunks"]
+    assert found.root_label == "plugin chunk_counter"
+    turn = agent.ask("go")
+    assert turn.calls[0].usage["chunks_seen"] >= 1
+    (nb / ".a0proj" / "plugins" / "chunk_counter").mkdir(parents=True)
+    (nb / ".a0proj" / "plugins" / "chunk_counter" / ".toggle-0").write_text("")  # the plugin off: so is its extension
+    agent.refresh()
+    assert "_50_count_chunks.CountChunks" not in [e.name for e in agent.provider_extensions()]
