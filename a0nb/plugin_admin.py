@@ -47,7 +47,7 @@ class PluginAdmin:
 
     def set_config(self, name: str, assignments: list[str]) -> str:
         values, element = self.config(name)
-        fields = {f.name: f for f in config_fields(element or UIElement("config", name, "", Path(".")), values)}
+        fields = {f.name: f for f in config_fields(element, values)}
         changed = dict(values)
         for item in assignments:
             key, sep, raw = item.partition("=")

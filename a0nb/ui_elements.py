@@ -147,10 +147,10 @@ def status_line(element: UIElement, agent: Any, running_tool: str | None = None)
 # ---------------------------------------------------------------- config forms
 
 
-def config_fields(element: UIElement, config: Mapping[str, Any]) -> list[ConfigField]:
-    """The form's fields: declared in the element (`fields: {name: {type, label, choices, help}}`), else one
-    per key of the plugin's config, typed by its current value."""
-    declared = element.spec.get("fields")
+def config_fields(element: UIElement | None, config: Mapping[str, Any]) -> list[ConfigField]:
+    """The form's fields: declared in the element (`fields: {name: {type, label, choices, help}}`), else (no
+    element, or one without fields) one per key of the plugin's config, typed by its current value."""
+    declared = element.spec.get("fields") if element is not None else None
     out: list[ConfigField] = []
     if isinstance(declared, Mapping) and declared:
         for name, raw in declared.items():

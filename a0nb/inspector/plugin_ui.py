@@ -55,8 +55,7 @@ def _offers(agent: Any) -> dict[str, list[str]]:
 
 def render_plugin_config(agent: Any, name: str, config: dict[str, Any], element: UIElement | None) -> Rendering:
     """The config as a table (what the saved notebook and nbval see), with the command that changes it."""
-    fields = config_fields(element, config) if element is not None else [
-        f for f in config_fields(UIElement("config", name, "", agent.workdir), config)]
+    fields = config_fields(element, config)
     lines = [f"{name} config:"] + [f"  {f.name} = {_show(f.value)}" for f in fields]
     rows = [(h.code(f.name), h.esc(f.type) + (f"<br>{h.muted(', '.join(map(str, f.choices)))}" if f.choices else ""),
              h.code(_show(f.value)), h.muted(f.help) if f.help else "") for f in fields]
@@ -80,8 +79,7 @@ class ConfigForm:
                  save: Callable[[dict[str, Any]], str]) -> None:
         import ipywidgets as w
         self.name, self.save = name, save
-        self.fields = config_fields(element, config) if element is not None else config_fields(
-            UIElement("config", name, "", __import__("pathlib").Path(".")), config)
+        self.fields = config_fields(element, config)
         self.inputs = {f.name: self._input(w, f) for f in self.fields}
         self.button = w.Button(description="Save", button_style="primary")
         self.message = w.HTML()
