@@ -190,9 +190,9 @@ class Agent(ModelCalls):
             # (tiktoken among them) that the encoder's load then waits for
             from .providers.litellm_provider import warm_import_in_background
             model = spec.split(":", 2)[2] if spec.startswith("record:") and spec.count(":") >= 2 else spec
-            warm_import_in_background(first=load_encoder, model=model)
-        else:
-            warm_in_background()
+            if warm_import_in_background(first=load_encoder, model=model):
+                return
+        warm_in_background()  # (returns at once when the encoder is loaded or loading)
 
     def set_profile(self, profile: str) -> None:
         from .profiles import agents_dirs, discover_profiles, unknown_profile_message

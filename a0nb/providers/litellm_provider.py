@@ -56,15 +56,17 @@ class _LazyImport:
                 self.module = module
         return self.module
 
-    def warm(self, first: Callable[[], Any] | None = None, then: Callable[[Any], Any] | None = None) -> None:
+    def warm(self, first: Callable[[], Any] | None = None, then: Callable[[Any], Any] | None = None) -> bool:
         """Import on a daemon thread; `first` runs on that thread before (work a turn needs sooner), `then`
-        after, with the module (what the first call would otherwise load)."""
+        after, with the module (what the first call would otherwise load). False when the module was already
+        imported or being imported (nothing started, `first` and `then` not run)."""
         with self.lock:
             if self.module is not None or self.thread is not None:
-                return
+                return False
             self.thread = threading.Thread(target=self._warm, args=(first, then), name=f"a0nb-{self.name}-import",
                                            daemon=True)
             self.thread.start()
+            return True
 
     def _warm(self, first: Callable[[], Any] | None, then: Callable[[Any], Any] | None) -> None:
         if first is not None:
@@ -136,14 +138,14 @@ def _litellm() -> Any:
     return _LOADER.get()
 
 
-def warm_import_in_background(first: Callable[[], Any] | None = None, model: str | None = None) -> None:
+def warm_import_in_background(first: Callable[[], Any] | None = None, model: str | None = None) -> bool:
     """Start importing litellm on a daemon thread, so the first real call does not pay the import; `first`
     runs on that thread before it (the token encoder: both would import some of the same modules). With
     `model`, litellm then counts a few tokens for it: its first streamed call loads that model's tokenizer
     files to price the stream (~0.5 s measured for openai/gpt-4o-mini), and this loads them beforehand."""
     def count(litellm: Any) -> None:
         litellm.token_counter(model=model, messages=[{"role": "user", "content": "warm"}])
-    _LOADER.warm(first, count if model else None)
+    return _LOADER.warm(first, count if model else None)
 
 
 def _key_from(env: str, model: str) -> str:
