@@ -1,4 +1,4 @@
-"""Tab completion and Shift+Tab help for the agent's words: `%a0` subcommands, profile, skill,
+"""Tab completion and Shift+Tab help for the agent's words: `%a0` subcommands, profile, skill, plugin,
 tool and extension-point names, `@file` paths, plus feature plugins' `get_completions`."""
 from __future__ import annotations
 
@@ -56,7 +56,28 @@ def _argument_names(sub: str, agent: Any, word: str) -> list[str]:
         return [p for p in file_paths(agent.workdir, word) if p.endswith((".yaml", ".yml", ".jsonl", "/"))]
     if sub == "chat":
         return ["on", "off"]
+    if sub == "plugins":
+        return ["enable", "disable", "config"]
+    if sub == "plugins name":
+        return [p.name for p in agent.hierarchy.plugins]
+    if sub.startswith("plugins field "):
+        from .plugin_admin import PluginAdmin
+        try:
+            values, element = PluginAdmin(agent).config(sub[len("plugins field "):])
+        except Exception:  # an unknown plugin name: nothing to offer
+            return []
+        from .ui_elements import config_fields
+        return [f"{f.name}=" for f in config_fields(element, values)]
     return []
+
+
+def _plugins_context(parts: list[str], word: str, head: str) -> Context | None:
+    """`%a0 plugins enable|disable|config NAME` completes plugin names; after `config NAME`, `key=`."""
+    if len(parts) == 3 and parts[2] in ("enable", "disable", "config"):
+        return Context("argument", "plugins name", word, head)
+    if len(parts) >= 4 and parts[2] == "config" and "=" not in word:
+        return Context("argument", f"plugins field {parts[3]}", word, head)
+    return None
 
 
 def _methods(tool: str) -> tuple[str, ...]:
@@ -118,6 +139,8 @@ def locate(full_text: str, cursor_line: int, line: str, before: str, chat_on: bo
             return Context("subcommand", "", word, head)
         if parts[1] == "ask":
             return Context("message", "ask", word, head)
+        if parts[1] == "plugins" and len(parts) >= 3:
+            return _plugins_context(parts, word, head)
         return Context("argument", parts[1], word, head) if len(parts) == 2 else None
     if chat_on and cell_head and not cell_head.startswith(("%", "!")):
         return Context("message", "", word, head)

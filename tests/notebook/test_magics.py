@@ -559,6 +559,10 @@ def test_completions(shell: InteractiveShell, folder: Path) -> None:
     (folder / "data" / "run.yaml").write_text("[]")
     assert complete(shell, "%a0 replay data/r") == ["data/run.yaml"]
     assert sorted(complete(shell, "%a0 chat o")) == ["off", "on"]
+    assert complete(shell, "%a0 plugins en") == ["enable"]
+    assert complete(shell, "%a0 plugins disable usage") == ["usage_footer"]
+    assert complete(shell, "%a0 plugins config usage_footer st") == ["status="]
+    assert complete(shell, "%a0 plugins config usage_footer footer=tokens fo") == ["footer="]
     assert complete(shell, "%%a0 -f text\nuse debug-tr") == ["debug-traceback"]
     assert "import" in complete(shell, "imp")  # ordinary Python completion is untouched
     assert "skills" not in complete(shell, "sk")
