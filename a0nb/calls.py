@@ -37,7 +37,8 @@ class ModelCalls:
         if s.cassette_mode != "strict":
             params["_cassette_mode"] = s.cassette_mode
         return ModelConfig(spec=self.model_spec(role), role="chat" if role == "chat" else "utility", params=params,
-                           api_base=s.api_base, api_key_env=s.api_key_env,
+                           api_base=s.api_base if role == "chat" else s.utility_api_base,
+                           api_key_env=s.api_key_env if role == "chat" else s.utility_api_key_env,
                            ctx_length=s.ctx_length if role == "chat" else s.utility_ctx_length,
                            history_share=s.history_share, retries=s.retries, backoff=s.backoff,
                            tools=self.native_tool_schemas() if s.native_tools and role == "chat" else None)

@@ -34,8 +34,10 @@ class Settings:
     retries: int = 2
     backoff: float = 1.5
     temperature: float | None = None
-    api_base: str | None = None
+    api_base: str | None = None          # the chat model's; the utility model has its own (Agent Zero's way)
     api_key_env: str | None = None
+    utility_api_base: str | None = None
+    utility_api_key_env: str | None = None
     preset: str = ""
     cassette_mode: Literal["strict", "lax"] = "strict"
     # extra keyword arguments for the model call (Agent Zero's model `kwargs`): max_tokens, reasoning_effort,

@@ -311,3 +311,16 @@ def test_a_plugin_ships_provider_extensions_in_its_providers_folder(nb: Path) ->
     (nb / ".a0proj" / "plugins" / "chunk_counter" / ".toggle-0").write_text("")  # the plugin off: so is its extension
     agent.refresh()
     assert "_50_count_chunks.CountChunks" not in [e.name for e in agent.provider_extensions()]
+
+
+def test_each_model_role_has_its_own_endpoint_key_variable_and_kwargs(nb: Path) -> None:
+    agent = Agent(nb, model="openai/chat-model", utility_model="openai/utility-model", settings={
+        "api_base": "http://127.0.0.1:8001/v1", "api_key_env": "CHAT_GATEWAY_KEY",
+        "utility_api_base": "http://127.0.0.1:8002/v1", "utility_api_key_env": "UTILITY_GATEWAY_KEY",
+        "model_kwargs": {"max_tokens": 64}, "utility_model_kwargs": {"max_tokens": 512}, "native_tools": True})
+    chat, utility = agent.model_config("chat"), agent.model_config("utility")
+    assert (chat.api_base, chat.api_key_env, chat.params["max_tokens"]) == (
+        "http://127.0.0.1:8001/v1", "CHAT_GATEWAY_KEY", 64)
+    assert (utility.api_base, utility.api_key_env, utility.params["max_tokens"]) == (
+        "http://127.0.0.1:8002/v1", "UTILITY_GATEWAY_KEY", 512)
+    assert chat.tools and utility.tools is None  # native tool schemas go to the chat model only
