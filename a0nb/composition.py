@@ -80,7 +80,7 @@ def _history_parts(ld: "LoopData", items: list[OutputItem], extras: dict[str, An
     index, role = 0, "system"
     for item in items:
         content = item.content
-        if not content or (isinstance(content, str) and not content.strip()):
+        if not content or (isinstance(content, str) and content.isspace()):
             continue
         item_role = "assistant" if item.ai else "user"
         if item_role != role:

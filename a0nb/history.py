@@ -174,7 +174,7 @@ def _trim_images(items: list[OutputItem], vision: bool, max_embeds: int) -> list
     result = list(items)
     for i in range(len(result) - 1, -1, -1):
         item = result[i]
-        if item.origin != "raw" or not _has_image(item.content):
+        if item.content.__class__ is str or item.origin != "raw" or not _has_image(item.content):
             continue
         kept += 1
         if not vision or (max_embeds > 0 and kept > max_embeds):
@@ -376,24 +376,29 @@ def _merge(a: str | list, b: str | list) -> str | list:
 
 
 def _is_empty(content: str | list) -> bool:
-    return not content.strip() if isinstance(content, str) else not content
+    # isspace() stops at the first other character; strip() would copy the whole text on every step
+    return not content or (isinstance(content, str) and content.isspace())
 
 
 def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> list[dict[str, Any]]:
     """OpenAI-shaped messages: AI -> assistant, everything else -> user, consecutive same roles merged."""
     result: list[dict[str, Any]] = []
-    if system is not None:
-        result.append({"role": "system", "content": system})
-    for item in items:
-        if _is_empty(item.content):
+    if system is not None:  # providers reject empty content
+        result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
+    last: dict[str, Any] | None = result[-1] if result else None
+    for item in items:  # the hottest loop of a step at long histories: kept free of calls
+        content = item.content
+        if not content:
             continue
-        role = "assistant" if item.ai else "user"
-        content = item.content if isinstance(item.content, str) else list(item.content)
-        if result and result[-1]["role"] == role:
-            result[-1]["content"] = _merge(result[-1]["content"], content)
+        if content.__class__ is str:
+            if content.isspace():
+                continue
         else:
-            result.append({"role": role, "content": content})
-    for message in result:  # providers reject empty content
-        if _is_empty(message["content"]):
-            message["content"] = "empty"
+            content = list(content)
+        role = "assistant" if item.ai else "user"
+        if last is not None and last["role"] == role:
+            last["content"] = _merge(last["content"], content)  # non-empty parts: never empty
+        else:
+            last = {"role": role, "content": content}
+            result.append(last)
     return result
