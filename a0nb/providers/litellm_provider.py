@@ -79,6 +79,7 @@ class _LazyImport:
         except Exception:  # noqa: BLE001 - a broken install surfaces on the first real call, with its message
             return
         finally:
+            gate.ident = None  # inert from now on, also if another hook chained to it stays installed
             if builtins.__import__ is gate:  # unless someone replaced it after us
                 builtins.__import__ = gate.original
         if then is not None:
@@ -103,12 +104,14 @@ class _GiveWay:
     watches. Other threads go straight through."""
 
     def __init__(self, ident: int, should_wait: Any, poll: float) -> None:
-        self.ident, self.should_wait, self.poll = ident, should_wait, poll
+        self.ident: int | None = ident
+        self.should_wait, self.poll = should_wait, poll
         self.original = builtins.__import__
 
     def __call__(self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        if threading.get_ident() == self.ident:
-            while self.should_wait(self.ident):
+        ident = self.ident
+        if ident is not None and threading.get_ident() == ident:
+            while self.should_wait(ident):
                 time.sleep(self.poll)
         return self.original(name, globals, locals, fromlist, level)
 
