@@ -184,12 +184,14 @@ class Agent(ModelCalls):
     def _warm(self) -> None:
         """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
         from .tokens import load_encoder, warm_in_background
+        from .providers.registry import litellm_model_of
         spec = self.model_spec("chat")
-        if spec and "scripted:" not in spec and not spec.startswith(("replay:", "local:")):
+        # a `providers/` class owns a `prefix:`; only a spec with a colon needs them looked up
+        model = litellm_model_of(spec, self._custom_providers() if ":" in spec else ())
+        if model is not None:
             # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
             # (tiktoken among them) that the encoder's load then waits for
             from .providers.litellm_provider import warm_import_in_background
-            model = spec.split(":", 2)[2] if spec.startswith("record:") and spec.count(":") >= 2 else spec
             if warm_import_in_background(first=load_encoder, model=model):
                 return
         warm_in_background()  # (returns at once when the encoder is loaded or loading)

@@ -3,7 +3,7 @@ declared by a provider class in a `providers/` folder, else litellm."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..errors import ConfigError
 from .base import Provider
@@ -30,6 +30,19 @@ def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, ty
         return LocalProvider(rest)
     from .litellm_provider import LiteLLMProvider
     return LiteLLMProvider(spec)
+
+
+def litellm_model_of(spec: str, custom: Iterable[str] = ()) -> str | None:
+    """The litellm model id that `make_provider(spec)` would call (through `record:`), or None when the
+    spec goes to another provider (scripted, replay, local, a `providers/` class)."""
+    spec = spec.strip()
+    prefix, _, rest = spec.partition(":")
+    if prefix == "record":
+        inner = rest.partition(":")[2].strip()
+        return litellm_model_of(inner, custom) if inner else None
+    if not spec or prefix in ("scripted", "replay", "local") or prefix in set(custom):
+        return None
+    return spec
 
 
 def no_model_message() -> str:

@@ -324,3 +324,12 @@ def test_each_model_role_has_its_own_endpoint_key_variable_and_kwargs(nb: Path) 
     assert (utility.api_base, utility.api_key_env, utility.params["max_tokens"]) == (
         "http://127.0.0.1:8002/v1", "UTILITY_GATEWAY_KEY", 512)
     assert chat.tools and utility.tools is None  # native tool schemas go to the chat model only
+
+
+def test_which_specs_warm_litellm() -> None:
+    from a0nb.providers.registry import litellm_model_of
+    assert litellm_model_of("openai/gpt-4o-mini") == "openai/gpt-4o-mini"
+    assert litellm_model_of("record:c.yaml:anthropic/claude-3-5-haiku") == "anthropic/claude-3-5-haiku"
+    for other in ("scripted:r.yaml", "replay:c.yaml", "local:", "record:c.yaml:local:", "record:c.yaml", ""):
+        assert litellm_model_of(other) is None, other
+    assert litellm_model_of("mine:model", custom={"mine"}) is None
