@@ -7,7 +7,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: test demo lab bench soak install browser-deps clean cassettes
+.PHONY: test test-fast lint demo lab bench soak install browser-deps clean cassettes
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,7 +23,16 @@ browser-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing and cannot be installed here: the browser test will be skipped (loudly)"; fi; }
 
-test: $(STAMP) browser-deps
+# The inner loop: unit tests of every layer (no browser, no notebooks, no real kernels), under 30 s.
+FAST := tests/files tests/engine tests/providers tests/inspector tests/test_ext.py
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -x -m "not slow" $(FAST) $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/lint-imports
+
+test: $(STAMP) browser-deps lint
 	$(BIN)/python -m pytest -q -ra tests notebooks --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg $(PYTEST_ARGS)
 
 demo: $(STAMP)

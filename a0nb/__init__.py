@@ -8,37 +8,37 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Agent": "a0nb.agent",
-    "Turn": "a0nb.turn",
-    "Tool": "a0nb.tool",
-    "Response": "a0nb.tool",
-    "Extension": "a0nb.extensions",
-    "extensible": "a0nb.extensions",
-    "VariablesPlugin": "a0nb.prompts",
-    "PromptEngine": "a0nb.prompts",
-    "CallRecord": "a0nb.records",
-    "Part": "a0nb.records",
+    "Agent": "a0nb.engine.agent",
+    "Turn": "a0nb.engine.turn",
+    "Tool": "a0nb.engine.tool",
+    "Response": "a0nb.engine.tool",
+    "Extension": "a0nb.files.extensions",
+    "extensible": "a0nb.files.extensions",
+    "VariablesPlugin": "a0nb.files.prompts",
+    "PromptEngine": "a0nb.files.prompts",
+    "CallRecord": "a0nb.engine.records",
+    "Part": "a0nb.engine.records",
     "A0Error": "a0nb.errors",
     "RepairableError": "a0nb.errors",
     "Diagnostics": "a0nb.diagnostics",
-    "POINTS": "a0nb.points",
-    "paths": "a0nb.api",
-    "render_prompt": "a0nb.api",
+    "POINTS": "a0nb.files.points",
+    "paths": "a0nb.files.api",
+    "render_prompt": "a0nb.files.api",
 }
 
 __all__ = sorted(_EXPORTS) + ["load_ipython_extension", "unload_ipython_extension", "__version__"]
 
 if TYPE_CHECKING:
-    from .agent import Agent
-    from .api import paths, render_prompt
-    from .diagnostics import Diagnostics
-    from .errors import A0Error, RepairableError
-    from .extensions import Extension, extensible
-    from .points import POINTS
-    from .prompts import PromptEngine, VariablesPlugin
-    from .records import CallRecord, Part
-    from .tool import Response, Tool
-    from .turn import Turn
+    from a0nb.engine.agent import Agent
+    from a0nb.files.api import paths, render_prompt
+    from a0nb.diagnostics import Diagnostics
+    from a0nb.errors import A0Error, RepairableError
+    from a0nb.files.extensions import Extension, extensible
+    from a0nb.files.points import POINTS
+    from a0nb.files.prompts import PromptEngine, VariablesPlugin
+    from a0nb.engine.records import CallRecord, Part
+    from a0nb.engine.tool import Response, Tool
+    from a0nb.engine.turn import Turn
 
 
 def __getattr__(name: str) -> Any:
@@ -52,10 +52,10 @@ def __getattr__(name: str) -> Any:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    from .magics import load
+    from a0nb.notebook.magics import load
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from .magics import unload
+    from a0nb.notebook.magics import unload
     unload(ipython)

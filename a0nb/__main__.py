@@ -1,6 +1,6 @@
 """`python -m a0nb ...`: the command line (see `a0nb.cli`)."""
 from __future__ import annotations
 
-from .cli import main
+from a0nb.cli import main
 
 raise SystemExit(main())

@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 def kernel_install(args: argparse.Namespace) -> int:
     from jupyter_client.kernelspec import KernelSpecManager
 
-    from .resources import bundled_root
+    from a0nb.resources import bundled_root
     source = bundled_root() / "kernel" / KERNEL_NAME
     if not (source / "kernel.json").is_file():
         print(f"a0nb: the kernelspec is missing from {source} (reinstall a0nb)", file=sys.stderr)
@@ -116,8 +116,8 @@ def run_notebook(args: argparse.Namespace) -> int:
 # -- prompt -----------------------------------------------------------------------------------------
 
 def print_prompt(args: argparse.Namespace) -> int:
-    from .api import render_prompt
-    from .errors import A0Error
+    from a0nb.files.api import render_prompt
+    from a0nb.errors import A0Error
     workdir = Path(args.workdir)
     if not workdir.is_dir():
         print(f"a0nb prompt: {workdir} is not a folder", file=sys.stderr)
@@ -160,12 +160,12 @@ def doctor(args: argparse.Namespace) -> int:
 
 
 def _own_version() -> str:
-    from . import __version__
+    from a0nb import __version__
     return f"{__version__} (not installed as a distribution; imported from {Path(__file__).parent})"
 
 
 def _key_vars() -> list[str]:
-    from .providers.faults import KEY_VARS
+    from a0nb.providers.faults import KEY_VARS
     return sorted(set(KEY_VARS.values()))
 
 
@@ -177,8 +177,8 @@ def _doctor_kernelspec() -> None:
 
 
 def _doctor_paths(cwd: Path) -> int:
-    from .agent import Agent
-    from .errors import A0Error
+    from a0nb.engine.agent import Agent
+    from a0nb.errors import A0Error
     print(f"\nsearch hierarchy for {cwd}:")
     try:
         agent = Agent(cwd)
@@ -201,7 +201,7 @@ def _doctor_paths(cwd: Path) -> int:
 # -- demo -------------------------------------------------------------------------------------------
 
 def demo(args: argparse.Namespace) -> int:
-    from .demo import main as run_demo
+    from a0nb.notebook.demo import main as run_demo
     return int(run_demo() or 0)
 
 

@@ -10,8 +10,8 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
-from .diagnostics import Diagnostics
-from .errors import ConfigError
+from a0nb.diagnostics import Diagnostics
+from a0nb.errors import ConfigError
 
 Approval = Literal["auto", "ask", "deny"]
 

@@ -63,7 +63,7 @@ def once_first(folder: str, mode: str) -> dict[str, float]:
     ask = "ask hello" if mode == "real" else "ask --model scripted:reply.yaml hello"
     shell.run_line_magic("a0", ask)
     t4 = time.perf_counter()
-    from a0nb.magics import get_magics
+    from a0nb.notebook.magics import get_magics
     agent = get_magics(shell).agent
     turn = agent.turns[-1] if agent.turns else None
     if turn is None or "hi" not in turn.text:
@@ -111,7 +111,7 @@ def prompts(warm: int, cold: int) -> dict[str, list[float]]:
     """bench_prompts' system prompt over 4 roots / 50 files: a new engine's first render, and repeats."""
     import bench_prompts
 
-    from a0nb.prompts import PromptEngine
+    from a0nb.files.prompts import PromptEngine
     with tempfile.TemporaryDirectory() as tmp:
         dirs = bench_prompts.build(Path(tmp))
         render = lambda engine: engine.render("agent.system.main.md", **bench_prompts.KWARGS)
@@ -177,8 +177,8 @@ def inspector(repeats: int, folder: str) -> dict[str, Any]:
     import bench_inspector
 
     from a0nb.inspector import render_call, render_turn
-    from a0nb.tokens import TokenCounter
-    from a0nb.turn import Turn
+    from a0nb.engine.tokens import TokenCounter
+    from a0nb.engine.turn import Turn
     counter = TokenCounter()
     h = bench_inspector.history(counter)
     records = [bench_inspector.record(i, h, counter) for i in (1, 2, 3)]
@@ -198,7 +198,7 @@ def inspector_live() -> dict[str, int]:
     import bench_inspector
 
     from a0nb import Agent
-    from a0nb.tokens import TokenCounter
+    from a0nb.engine.tokens import TokenCounter
     counter = TokenCounter()
     h = bench_inspector.history(counter)
     records = [bench_inspector.record(i, h, counter) for i in (1, 2, 3)]
@@ -229,8 +229,8 @@ def skills_tree(repeats: int) -> dict[str, list[float]]:
     """bench_skills_tree's 20,000-file folder (default limits) and 500-skill search (ms)."""
     import bench_skills_tree as b
 
-    from a0nb.file_tree import file_tree
-    from a0nb.skills import search_skills
+    from a0nb.files.file_tree import file_tree
+    from a0nb.files.skills import search_skills
 
     def timed(fn: Callable[[], object]) -> list[float]:
         fn()

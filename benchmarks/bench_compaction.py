@@ -12,9 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from a0nb.compaction import CompactionSettings, compact  # noqa: E402
-from a0nb.history import History  # noqa: E402
-from a0nb.tokens import TokenCounter, encoder_name  # noqa: E402
+from a0nb.engine.compaction import CompactionSettings, compact  # noqa: E402
+from a0nb.engine.history import History  # noqa: E402
+from a0nb.engine.tokens import TokenCounter, encoder_name  # noqa: E402
 
 REPEATS = 21
 WORDS = ("agent tool result file path error test value output request model token budget summary topic "

@@ -11,8 +11,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from a0nb.dirty_json import DirtyJson  # noqa: E402
-from a0nb.extract import ToolRequest, parse_tool_request  # noqa: E402
+from a0nb.engine.dirty_json import DirtyJson  # noqa: E402
+from a0nb.engine.extract import ToolRequest, parse_tool_request  # noqa: E402
 
 REPEATS = 25
 

@@ -15,12 +15,12 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from a0nb import Agent  # noqa: E402
-from a0nb.composition import build, section  # noqa: E402
-from a0nb.history import History  # noqa: E402
+from a0nb.engine.composition import build, section  # noqa: E402
+from a0nb.engine.history import History  # noqa: E402
 from a0nb.inspector import LiveTurn, render_call, render_history, render_turn  # noqa: E402
-from a0nb.loop import LoopData  # noqa: E402
-from a0nb.tokens import TokenCounter  # noqa: E402
-from a0nb.turn import Turn  # noqa: E402
+from a0nb.engine.loop import LoopData  # noqa: E402
+from a0nb.engine.tokens import TokenCounter  # noqa: E402
+from a0nb.engine.turn import Turn  # noqa: E402
 
 REPEATS = 21
 MESSAGES = 1000
@@ -42,7 +42,7 @@ def history(counter: TokenCounter) -> History:
 
 
 def record(index: int, h: History, counter: TokenCounter) -> Any:
-    from a0nb.records import CallRecord
+    from a0nb.engine.records import CallRecord
     ld = LoopData(system=[section("You are a careful agent. " * 80), section("## Tools\n" + "tool text " * 300)],
                   history_output=h.output(), extras_temporary={"current_datetime": "2026-01-01 00:00:00"},
                   extras_persistent={"note": "rows are numbered from 0"})

@@ -94,7 +94,7 @@ def main(repeats: int = 20) -> int:
             sleeping = [session.interrupt_after("%a0 ask sleep", sleep_marker) for _ in range(repeats)]
             session.run("%a0 model slow:")
             streaming = [session.interrupt_after("%a0 ask stream", nb / "streaming.marker") for _ in range(repeats)]
-            check = session.run("%%python\nfrom a0nb.magics import get_magics\n"
+            check = session.run("%%python\nfrom a0nb.notebook.magics import get_magics\n"
                                 "assert get_magics(get_ipython()).agent.history.validate() == []")
         finally:
             session.close()

@@ -14,7 +14,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from a0nb.prompts import PromptDir, PromptEngine  # noqa: E402
+from a0nb.files.prompts import PromptDir, PromptEngine  # noqa: E402
 
 PARTS = ["role", "specifics", "environment", "communication", "solving", "tips"]
 FILLER = ("Work step by step, check each result before relying on it, and say plainly what you could "
@@ -38,7 +38,7 @@ def build(base: Path) -> list[PromptDir]:
             body += f"{{{{if {names[0]} and profile != 'none'}}}}Extra for {part}.{{{{endif}}}}\n"
         (bundled / f"agent.system.main.{part}.md").write_text(body)
     (bundled / "agent.system.main.tips.py").write_text(
-        "from a0nb.prompts import VariablesPlugin\n\n"
+        "from a0nb.files.prompts import VariablesPlugin\n\n"
         "class Tips(VariablesPlugin):\n"
         "    def get_variables(self, file, backup_dirs=None, **kwargs):\n"
         "        return {'tips_extra': 'keep notes in the notebook'}\n")

@@ -1,4 +1,4 @@
-"""Benchmarks for a0nb.file_tree and a0nb.skills: tree of a 20,000-file folder, search over 500
+"""Benchmarks for a0nb.files.file_tree and a0nb.files.skills: tree of a 20,000-file folder, search over 500
 skills, warm and cold SkillIndex.get over 500 skills on disk. Prints median/min/max; exits 0."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from a0nb.diagnostics import Diagnostics  # noqa: E402
-from a0nb.file_tree import file_tree  # noqa: E402
-from a0nb.skills import Skill, SkillIndex, discover_skills, search_skills  # noqa: E402
+from a0nb.files.file_tree import file_tree  # noqa: E402
+from a0nb.files.skills import Skill, SkillIndex, discover_skills, search_skills  # noqa: E402
 
 REPEATS = 30
 WORDS = "pdf plot data frame chart debug trace web scrape image audio text parse json csv sql git test".split()

@@ -89,7 +89,7 @@ def rss_a0nb(python: str, folder: Path, env: Mapping[str, str], asks: int = 10, 
         out = {"started": vm_hwm_kb(k.pid)}
         k.run("%load_ext a0nb")
         out["load_ext"] = vm_hwm_kb(k.pid)
-        k.run("from a0nb.magics import get_magics\n_bench_agent = get_magics(get_ipython()).agent\n"
+        k.run("from a0nb.notebook.magics import get_magics\n_bench_agent = get_magics(get_ipython()).agent\n"
               "_bench_agent.register_tool(lambda i=0: 'ok', name='noop')")
         k.run("%a0 model scripted:session.yaml")
         for a in range(asks):

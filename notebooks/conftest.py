@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from a0nb.demo import replay_env
+from a0nb.notebook.demo import replay_env
 
 _HOME_KEY = pytest.StashKey[str]()
 

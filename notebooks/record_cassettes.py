@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from a0nb.demo import replay_env
+from a0nb.notebook.demo import replay_env
 
 HERE = Path(__file__).resolve().parent
 CASSETTE_GLOB = "*.cassette.yaml"

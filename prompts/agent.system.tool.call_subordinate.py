@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a0nb import VariablesPlugin
+from a0nb.ext import VariablesPlugin
 
 NO_PROFILES = "- no other profiles"
 

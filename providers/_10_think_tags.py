@@ -1,7 +1,7 @@
 """Reasoning for providers without a reasoning channel: a reply that opens with <think>…</think> (or
 <reasoning>…</reasoning>) streams that part as reasoning and the rest as the response."""
-from a0nb.providers import ProviderExtension
-from a0nb.think import ThinkSplitter
+from a0nb.ext import ProviderExtension
+from a0nb.ext import ThinkSplitter
 
 
 class ThinkTags(ProviderExtension):

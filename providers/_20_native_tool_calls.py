@@ -1,8 +1,8 @@
 """Native tool calls for providers that have them (tag `tools`): sends the agent's tool schemas when the
 setting `native_tools` is on, and folds streamed tool-call fragments into `reply.tool_calls` either way
 (the loop accepts a native call as the tool request when the text holds none)."""
-from a0nb.providers import ProviderExtension
-from a0nb.providers.chunks import delta_of, field
+from a0nb.ext import ProviderExtension
+from a0nb.ext import delta_of, field
 
 
 class NativeToolCalls(ProviderExtension):

@@ -89,7 +89,7 @@ class AgentZeroKernel:
         return elapsed, content, self.outputs(msg_id)
 
     def history_problems(self) -> str:
-        _, out = self.execute("%%python\nfrom a0nb.magics import get_magics\n"
+        _, out = self.execute("%%python\nfrom a0nb.notebook.magics import get_magics\n"
                               "print(get_magics(get_ipython()).agent.history.validate())")
         return texts(out).strip()
 

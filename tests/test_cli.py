@@ -35,7 +35,7 @@ def test_kernel_install_into_a_prefix(tmp_path: Path) -> None:
     assert str(spec_dir) in out.stdout
     spec = json.loads((spec_dir / "kernel.json").read_text())
     assert spec["display_name"] == "Agent Zero" and spec["language"] == "python"
-    assert spec["argv"] == [sys.executable, "-m", "a0nb.kernel", "-f", "{connection_file}"]
+    assert spec["argv"] == [sys.executable, "-m", "a0nb.notebook.kernel", "-f", "{connection_file}"]
     for logo in ("logo-32x32.png", "logo-64x64.png"):
         assert (spec_dir / logo).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     # the shipped kernelspec keeps the portable "python"

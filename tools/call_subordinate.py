@@ -1,6 +1,6 @@
 """The `call_subordinate` tool: hand a sub-task to a subordinate agent (optionally with another
 profile); its model calls are nested under this call's record."""
-from a0nb import Response, Tool
+from a0nb.ext import Response, Tool
 
 
 class CallSubordinate(Tool):

@@ -11,7 +11,7 @@ import signal
 import threading
 import traceback
 
-from a0nb import Response, Tool
+from a0nb.ext import Response, Tool
 
 RUNTIMES = ("python", "terminal")
 

@@ -1,6 +1,6 @@
 """The `response` tool: the final answer of a turn; ends the loop. The answer stays in history
 inside the AI message that called it, so nothing else is added."""
-from a0nb import Response, Tool
+from a0nb.ext import Response, Tool
 
 
 class ResponseTool(Tool):

@@ -1,7 +1,7 @@
 """The `skills_tool`: list, search, load and read files of skills (SKILL.md folders found
 through the hierarchy). Errors come back as text for the model, never as exceptions."""
-from a0nb import RepairableError, Response, Tool
-from a0nb.skills import read_skill_file, search_skills, skill_text
+from a0nb.ext import RepairableError, Response, Tool
+from a0nb.ext import read_skill_file, search_skills, skill_text
 
 METHODS = ("list", "search", "load", "read_file")
 MAX_LOADED = 5
@@ -50,7 +50,7 @@ class SkillsTool(Tool):
         skills = self.agent.skills()
         if name in skills:
             return skills[name]
-        from a0nb.skills import normalise_name
+        from a0nb.ext import normalise_name
         return skills.get(normalise_name(name))
 
     async def _load(self, skill_name="", **kwargs):

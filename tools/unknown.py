@@ -1,5 +1,5 @@
 """The fallback for a tool name found nowhere: tells the model which tools exist; the loop goes on."""
-from a0nb import Response, Tool
+from a0nb.ext import Response, Tool
 
 
 class Unknown(Tool):

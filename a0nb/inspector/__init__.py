@@ -2,16 +2,16 @@
 as static renderings (text/plain + no-JS HTML, volatile values in metadata `a0`), live widgets and trace exports."""
 from __future__ import annotations
 
-from .base import PathStyle, Rendering
-from .diff import CallDiff, diff_calls
-from .export import export_trace
-from .live import LiveTurn
-from .throttle import Throttle
-from .plugin_ui import ConfigForm, render_footer, render_plugin_config, render_plugins
-from .panels import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
+from a0nb.inspector.base import PathStyle, Rendering
+from a0nb.inspector.diff import CallDiff, diff_calls
+from a0nb.inspector.export import export_trace
+from a0nb.inspector.live import LiveTurn
+from a0nb.inspector.throttle import Throttle
+from a0nb.inspector.plugin_ui import ConfigForm, render_footer, render_plugin_config, render_plugins
+from a0nb.inspector.panels import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
                      render_prompt, render_skills, render_tools)
-from .svg import composition_chart, history_chart
-from .views import render_call, render_diff, render_turn
+from a0nb.inspector.svg import composition_chart, history_chart
+from a0nb.inspector.views import render_call, render_diff, render_turn
 
 __all__ = [
     "Rendering", "PathStyle", "CallDiff", "diff_calls", "render_turn", "render_call", "render_diff", "render_prompt",

@@ -65,7 +65,7 @@ class PathStyle:
     @classmethod
     def of(cls, folder: str | Path | None = None, home: str | Path | None = None,
            bundled: str | Path | None = None) -> "PathStyle":
-        from ..resources import bundled_root, user_home
+        from a0nb.resources import bundled_root, user_home
         pairs = [(Path(folder) if folder is not None else Path.cwd(), "."),
                  (Path(home) if home is not None else user_home(), "$A0NB_HOME"),
                  (Path(bundled) if bundled is not None else bundled_root(), "<a0nb>")]

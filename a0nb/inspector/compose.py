@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .html import FAMILIES
+from a0nb.inspector.html import FAMILIES
 
 ORDER = ("system", "summarised", "raw", "skill", "persistent", "temporary", "other")
 

@@ -1,14 +1,14 @@
 """Trace export: one self-contained HTML document (every turn, every call, the diff of consecutive calls)
-or JSONL call records (with subordinate calls nested) that `a0nb.records.import_jsonl` reads back."""
+or JSONL call records (with subordinate calls nested) that `a0nb.engine.records.import_jsonl` reads back."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ..errors import A0Error
-from ..records import export_jsonl
-from . import html as h
-from .views import render_call, render_diff, render_turn
+from a0nb.errors import A0Error
+from a0nb.engine.records import export_jsonl
+from a0nb.inspector import html as h
+from a0nb.inspector.views import render_call, render_diff, render_turn
 
 
 def _calls_html(calls: list[Any], agent: Any) -> str:

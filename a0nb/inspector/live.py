@@ -6,11 +6,11 @@ import json
 import uuid
 from typing import Any, Callable
 
-from . import html as h
-from .base import PathStyle, Rendering
-from .panels import render_extras, render_history, render_prompt, render_skills, render_tools
-from .throttle import DisplaySink, IPythonDisplay, Throttle
-from .views import render_call, render_diff, render_turn, step_card
+from a0nb.inspector import html as h
+from a0nb.inspector.base import PathStyle, Rendering
+from a0nb.inspector.panels import render_extras, render_history, render_prompt, render_skills, render_tools
+from a0nb.inspector.throttle import DisplaySink, IPythonDisplay, Throttle
+from a0nb.inspector.views import render_call, render_diff, render_turn, step_card
 
 TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff")
 TAIL = 500            # streamed text shown live: the newest characters only, so each update stays small
@@ -228,7 +228,7 @@ class LiveTurn:
 
     def _status_html(self, state: str, tool: str | None = None) -> str:
         """The turn's state, and the plugins' status bars (model, context use, the running tool, cost)."""
-        from ..ui_elements import status_line, ui_elements
+        from a0nb.inspector.ui_elements import status_line, ui_elements
         try:
             bars = [status_line(e, self.agent, tool) for e in ui_elements(self.agent, "status_bar")]
         except Exception:  # noqa: BLE001 - the live view must not break a turn over a plugin's status line

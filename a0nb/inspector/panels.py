@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import html as h
-from . import text as t
-from .base import PathStyle, Rendering
-from .views import compaction_card, content_text
+from a0nb.inspector import html as h
+from a0nb.inspector import text as t
+from a0nb.inspector.base import PathStyle, Rendering
+from a0nb.inspector.views import compaction_card, content_text
 
 
 def last_chat(agent: Any) -> Any:
@@ -158,7 +158,7 @@ def render_tools(agent: Any) -> Rendering:
 
 def render_extensions(agent: Any, point: str | None = None) -> Rendering:
     """Every extension point in catalogue order with its resolved extensions (file, root, what it overrode)."""
-    from ..points import POINTS
+    from a0nb.files.points import POINTS
     style = PathStyle.for_agent(agent)
     names = [point] if point else list(POINTS)
     lines, cards = [f"Extensions at {point}" if point else f"Extensions: {len(names)} points"], []
@@ -206,8 +206,8 @@ def _provider_extensions_card(agent: Any, style: PathStyle, lines: list[str]) ->
 
 
 def _active_provider_extensions(agent: Any) -> list[str] | None:
-    from ..errors import A0Error
-    from ..providers.extension import provider_tags
+    from a0nb.errors import A0Error
+    from a0nb.providers.extension import provider_tags
     try:
         provider, config = agent.provider("chat"), agent.model_config("chat")
     except (A0Error, ValueError):

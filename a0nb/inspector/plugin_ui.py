@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..ui_elements import UIElement, coerce_config_value, config_fields, footer_line, status_line, ui_elements
-from . import html as h
-from .base import PathStyle, Rendering
+from a0nb.inspector.ui_elements import UIElement, coerce_config_value, config_fields, footer_line, status_line, ui_elements
+from a0nb.inspector import html as h
+from a0nb.inspector.base import PathStyle, Rendering
 
 
 def render_footer(agent: Any, turn: Any) -> Rendering | None:
@@ -27,7 +27,7 @@ def render_footer(agent: Any, turn: Any) -> Rendering | None:
 
 def render_plugins(agent: Any) -> Rendering:
     """Every plugin found: on or off here, where it lives, what it offers."""
-    from ..plugins import is_enabled
+    from a0nb.files.plugins import is_enabled
     hierarchy, style = agent.hierarchy, PathStyle.for_agent(agent)
     offers = _offers(agent)
     lines = [f"Plugins: {len(hierarchy.plugins)}"]

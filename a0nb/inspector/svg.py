@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .compose import Palette, history_tokens
-from .html import INK, LINE, MUTED, esc
+from a0nb.inspector.compose import Palette, history_tokens
+from a0nb.inspector.html import INK, LINE, MUTED, esc
 
 W, H = 500, 210
 LEFT, RIGHT, TOP, BOTTOM = 58, 14, 26, 34

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .compose import family
-from .diff import CallDiff
+from a0nb.inspector.compose import family
+from a0nb.inspector.diff import CallDiff
 
 MAX_LINES = 12
 

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import html as h
-from . import text as t
-from .base import PathStyle, Rendering, style_for
-from .compose import Palette, history_tokens
-from .diff import Change, diff_calls
-from .svg import composition_chart, history_chart, place_compactions
+from a0nb.inspector import html as h
+from a0nb.inspector import text as t
+from a0nb.inspector.base import PathStyle, Rendering, style_for
+from a0nb.inspector.compose import Palette, history_tokens
+from a0nb.inspector.diff import Change, diff_calls
+from a0nb.inspector.svg import composition_chart, history_chart, place_compactions
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Literal, Protocol, runtime_checkable
 
-from ..errors import ModelError
+from a0nb.errors import ModelError
 
 Role = Literal["chat", "utility", "embedding"]
 

@@ -14,8 +14,8 @@ from urllib.parse import parse_qs
 
 import yaml
 
-from ..errors import ConfigError, ModelError
-from .base import ModelConfig, ModelReply, Provider, new_partial
+from a0nb.errors import ConfigError, ModelError
+from a0nb.providers.base import ModelConfig, ModelReply, Provider, new_partial
 
 __all__ = ["Masker", "RecordingProvider", "ReplayProvider", "append_entry", "cassette_provider", "fingerprint",
            "load_cassette", "normalise_request", "save_cassette"]
@@ -50,7 +50,7 @@ class Masker:
         if workdir is not None:
             # where the notebook (and a0nb) happen to live is no part of the request: a cassette replays
             # in any clone
-            from ..resources import bundled_root
+            from a0nb.resources import bundled_root
             needles[str(Path(workdir).resolve())] = "<workdir>"
             needles.setdefault(str(bundled_root().resolve()), "<a0nb>")
         if spec:
@@ -363,7 +363,7 @@ class RecordingProvider:
         self.name = f"record:{inner.name}"
 
     def tags(self, config: ModelConfig) -> frozenset[str]:
-        from .extension import provider_tags
+        from a0nb.providers.extension import provider_tags
         return provider_tags(self.inner, config)
 
     def init(self, config: ModelConfig) -> dict[str, Any]:

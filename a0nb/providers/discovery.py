@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..hierarchy import Hierarchy
-from ..loader import ModuleLoader, module_name_for
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.loader import ModuleLoader, module_name_for
 
 _METHODS = ("init", "initialize_request", "stream", "process_chunk", "finalize")
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Iterable, Sequence
 
-from ..errors import ModelError
-from ..hierarchy import Hierarchy
-from ..loader import ModuleLoader, module_name_for, subclasses_in
-from .base import ModelConfig, ModelReply, Provider, new_partial
+from a0nb.errors import ModelError
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
+from a0nb.providers.base import ModelConfig, ModelReply, Provider, new_partial
 
 __all__ = ["ProviderExtension", "ProviderExtensionError", "LoadedExtension", "CallPipeline", "provider_tags",
            "discover_provider_extensions", "bundled_provider_extensions", "extensions_from_folders"]
@@ -127,8 +127,8 @@ class _BundledCache:
 
     def get(self) -> list[LoadedExtension]:
         if self.value is None:
-            from ..diagnostics import Diagnostics
-            from ..resources import bundled_root
+            from a0nb.diagnostics import Diagnostics
+            from a0nb.resources import bundled_root
             root = bundled_root()
             folder = root / "providers"
             folders = [("bundled", root, folder)] if folder.is_dir() else []

@@ -6,8 +6,8 @@ import os
 import re
 import sys
 
-from ..errors import ModelError
-from .base import ContextWindowExceeded, TransientModelError
+from a0nb.errors import ModelError
+from a0nb.providers.base import ContextWindowExceeded, TransientModelError
 
 __all__ = ["classify", "is_provider_error", "key_env_var", "redact"]
 

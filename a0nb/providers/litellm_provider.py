@@ -13,11 +13,11 @@ import threading
 import time
 from typing import Any, AsyncIterator, Callable
 
-from ..errors import ConfigError, ModelError
-from ..foreground import FOREGROUND
-from .base import ModelConfig, ModelReply, new_partial
-from .chunks import delta_of, field, plain
-from .faults import classify, is_provider_error
+from a0nb.errors import ConfigError, ModelError
+from a0nb.providers.foreground import FOREGROUND
+from a0nb.providers.base import ModelConfig, ModelReply, new_partial
+from a0nb.providers.chunks import delta_of, field, plain
+from a0nb.providers.faults import classify, is_provider_error
 
 __all__ = ["LiteLLMProvider", "warm_import_in_background"]
 

@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
-from ..errors import ConfigError, ModelError
-from .base import ContextWindowExceeded, ModelConfig, ModelReply, new_partial
+from a0nb.errors import ConfigError, ModelError
+from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, new_partial
 
 __all__ = ["DEFAULT_TOOLS", "LocalProvider", "argument_names", "model_cache_dir", "response_schema", "tool_names"]
 

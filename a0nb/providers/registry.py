@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import ConfigError
-from .base import Provider
+from a0nb.errors import ConfigError
+from a0nb.providers.base import Provider
 
 
 def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, type] | None = None) -> Provider:
     if not isinstance(spec, str):
-        from .scripted import ScriptedProvider
+        from a0nb.providers.scripted import ScriptedProvider
         return ScriptedProvider(spec)
     spec = spec.strip()
     if not spec:
@@ -20,15 +20,15 @@ def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, ty
     if custom and prefix in custom:
         return custom[prefix](rest, workdir)  # type: ignore[no-any-return]
     if prefix == "scripted":
-        from .scripted import ScriptedProvider
+        from a0nb.providers.scripted import ScriptedProvider
         return ScriptedProvider(rest, base=workdir)
     if prefix in ("replay", "record"):
-        from .cassette import cassette_provider
+        from a0nb.providers.cassette import cassette_provider
         return cassette_provider(spec, workdir, lambda inner: make_provider(inner, workdir, custom))
     if prefix == "local":
-        from .local import LocalProvider
+        from a0nb.providers.local import LocalProvider
         return LocalProvider(rest)
-    from .litellm_provider import LiteLLMProvider
+    from a0nb.providers.litellm_provider import LiteLLMProvider
     return LiteLLMProvider(spec)
 
 

@@ -8,10 +8,10 @@ from typing import Any, AsyncIterator, Sequence
 
 import yaml
 
-from ..errors import ConfigError
-from .base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
+from a0nb.errors import ConfigError
+from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
                    new_partial)
-from ..errors import ModelError
+from a0nb.errors import ModelError
 
 CHUNK = 8
 FAULTS = ("rate_limit", "timeout", "server", "context_window", "auth", "break")

@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import Any, Sequence
 
-from ..errors import A0Error
-from .base import ModelConfig, ModelReply, Provider, StreamBroken, StreamSink, TransientModelError
-from .extension import CallPipeline, LoadedExtension, bundled_provider_extensions
+from a0nb.errors import A0Error
+from a0nb.providers.base import ModelConfig, ModelReply, Provider, StreamBroken, StreamSink, TransientModelError
+from a0nb.providers.extension import CallPipeline, LoadedExtension, bundled_provider_extensions
 
 __all__ = ["complete"]
 

@@ -1,5 +1,5 @@
 """A brand-new main agent starts its history with the greeting from fw.initial_message.md."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class InitialMessage(Extension):

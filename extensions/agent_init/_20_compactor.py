@@ -1,6 +1,6 @@
 """Register the compactor used for one retry after a context-window error."""
-from a0nb import Extension
-from a0nb.organize import compactor
+from a0nb.ext import Extension
+from a0nb.ext import compactor
 
 
 class Compactor(Extension):

@@ -1,5 +1,5 @@
 """Repairable error texts are masked before the model sees them."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class MaskErrors(Extension):

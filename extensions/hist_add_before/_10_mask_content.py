@@ -1,5 +1,5 @@
 """Every history add is masked: secret values never enter history, records or cassettes."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class MaskContent(Extension):

@@ -1,6 +1,6 @@
 """extras_temporary["current_datetime"]: the local time, from an injectable clock
 (A0NB_FROZEN_TIME or the frozen_time setting) so recorded notebooks stay deterministic."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class IncludeCurrentDatetime(Extension):

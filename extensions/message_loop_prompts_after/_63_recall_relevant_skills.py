@@ -1,8 +1,8 @@
 """First pass only: skills matching the user's message → extras_temporary["relevant_skills"]
 (names ≤ 100 and descriptions ≤ 220 characters; never skill bodies)."""
-from a0nb import Extension
-from a0nb.history import render_content
-from a0nb.skills import search_skills
+from a0nb.ext import Extension
+from a0nb.ext import render_content
+from a0nb.ext import search_skills
 
 MIN_QUERY, LIMIT, NAME_MAX, DESC_MAX = 8, 6, 100, 220
 

@@ -1,9 +1,9 @@
 """Keep loaded skills in view: the ledger lives in chat-wide data; skill bodies live in history as
 skills_tool results with `skill_instructions` metadata. After compaction removed a body, re-attach it
 (newest first under a 12,000-token budget; a skill that does not fit is skipped), inserted oldest first."""
-from a0nb import Extension
-from a0nb.history import OutputItem
-from a0nb.skills import skill_text
+from a0nb.ext import Extension
+from a0nb.ext import OutputItem
+from a0nb.ext import skill_text
 
 BUDGET = 12_000
 

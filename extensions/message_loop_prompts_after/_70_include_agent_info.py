@@ -1,5 +1,5 @@
 """extras_temporary["agent_info"]: agent number, profile, chat model and preset."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class IncludeAgentInfo(Extension):

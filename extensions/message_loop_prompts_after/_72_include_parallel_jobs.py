@@ -1,5 +1,5 @@
 """extras_temporary["parallel_jobs"]: status of tool jobs running in the background (only when there are any)."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class IncludeParallelJobs(Extension):

@@ -1,6 +1,6 @@
 """extras_temporary["project_file_structure"]: a bounded file tree of the notebook folder."""
-from a0nb import Extension
-from a0nb.file_tree import clean_ignore_list, file_tree
+from a0nb.ext import Extension
+from a0nb.ext import clean_ignore_list, file_tree
 
 
 class IncludeWorkdirExtras(Extension):

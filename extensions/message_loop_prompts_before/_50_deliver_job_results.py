@@ -1,5 +1,5 @@
 """Results of finished background jobs enter history as tool results before the next prompt."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class DeliverJobResults(Extension):

@@ -1,6 +1,6 @@
 """Before the prompt is built: compact history when it is over budget (awaited, so runs stay deterministic)."""
-from a0nb import Extension
-from a0nb.organize import organize_history
+from a0nb.ext import Extension
+from a0nb.ext import organize_history
 
 
 class OrganizeHistory(Extension):

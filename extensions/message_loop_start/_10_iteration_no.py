@@ -1,5 +1,5 @@
 """Count loop passes over the agent's lifetime in agent.data["iteration_no"]."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class IterationNo(Extension):

@@ -1,6 +1,6 @@
 """System section: the main prompt (agent.system.main.md and the parts it includes)."""
-from a0nb import Extension, extensible
-from a0nb.composition import section
+from a0nb.ext import Extension, extensible
+from a0nb.ext import section
 
 
 @extensible

@@ -1,8 +1,8 @@
 """System section: every tool's prompt fragment (agent.system.tool.*.md, highest copy wins, sorted
 by file name, with per-file variables from agent.data["_tool_prompt_kwargs"]), plus generated
 fragments for function and plugin tools, wrapped by agent.system.tools.md."""
-from a0nb import Extension, extensible
-from a0nb.composition import Section
+from a0nb.ext import Extension, extensible
+from a0nb.ext import Section
 
 PREFIX, SUFFIX = "agent.system.tool.", ".md"
 

@@ -1,6 +1,6 @@
 """System section: secret aliases (never values) and project variables, when there are any."""
-from a0nb import Extension, extensible
-from a0nb.composition import section
+from a0nb.ext import Extension, extensible
+from a0nb.ext import section
 
 
 @extensible

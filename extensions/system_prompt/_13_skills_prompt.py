@@ -1,6 +1,6 @@
 """System section: how to find and load skills (the list itself comes through skills_tool and EXTRAS)."""
-from a0nb import Extension, extensible
-from a0nb.composition import section
+from a0nb.ext import Extension, extensible
+from a0nb.ext import section
 
 
 @extensible

@@ -1,6 +1,6 @@
 """System section: the notebook folder as a project (.a0proj/ instructions, knowledge files)."""
-from a0nb import Extension, extensible
-from a0nb.composition import section
+from a0nb.ext import Extension, extensible
+from a0nb.ext import section
 
 
 @extensible

@@ -1,5 +1,5 @@
 """Replace secret values in a tool's output by their aliases before anything else sees it."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class MaskSecrets(Extension):

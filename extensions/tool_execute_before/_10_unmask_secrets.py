@@ -1,5 +1,5 @@
 """Replace §§secret(NAME) aliases in tool arguments by the real values (unknown alias → the model is told)."""
-from a0nb import Extension
+from a0nb.ext import Extension
 
 
 class UnmaskSecrets(Extension):

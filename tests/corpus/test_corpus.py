@@ -15,7 +15,7 @@ import yaml
 
 from a0nb import Agent
 from a0nb.errors import A0Error, Misformat, TurnError
-from a0nb.extract import ToolRequest, parse_tool_request
+from a0nb.engine.extract import ToolRequest, parse_tool_request
 from a0nb.testing import answer, tool_reply
 
 HERE = Path(__file__).resolve().parent
@@ -307,7 +307,7 @@ def test_a_quick_extension_that_turns_slow_goes_back_to_a_worker(nb: Path) -> No
     """Known-quick extensions run inline; one slow run sends them back to a worker, where a hang is cut off."""
     import time
 
-    from a0nb import extensions
+    from a0nb.files import extensions
     from a0nb.errors import ExtensionError
     agent = Agent(nb, model=[*NORMAL, *NORMAL],
                   settings={"backoff": 0, "extension_timeout": 0.5}, **OPTIONS)

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from a0nb.compaction import CompactionSettings, compact
+from a0nb.engine.compaction import CompactionSettings, compact
 from a0nb.errors import A0Error, Misformat, ModelError, PromptError
-from a0nb.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
-from a0nb.history import History
-from a0nb.prompts import PromptDir, PromptEngine
-from a0nb.tokens import TokenCounter
+from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
+from a0nb.engine.history import History
+from a0nb.files.prompts import PromptDir, PromptEngine
+from a0nb.engine.tokens import TokenCounter
 
 FAST = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 

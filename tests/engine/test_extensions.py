@@ -8,9 +8,9 @@ import pytest
 from a0nb import Agent, Extension, extensible
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error
-from a0nb.extensions import Extensions
-from a0nb.hierarchy import Hierarchy
-from a0nb.loader import ModuleLoader
+from a0nb.files.extensions import Extensions
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.loader import ModuleLoader
 
 EXT = """from a0nb import Extension
 class {cls}(Extension):

@@ -11,7 +11,7 @@ import pytest
 
 from a0nb import Agent
 from a0nb.errors import ExtensionError, ModelError, TurnError
-from a0nb.loop import LoopData
+from a0nb.engine.loop import LoopData
 from a0nb.providers.base import ModelConfig, ModelReply, new_partial
 from a0nb.providers.stream import complete
 from a0nb.testing import answer, tool_reply
@@ -34,7 +34,7 @@ def test_extras_glued_to_last_user_message(nb: Path) -> None:
     async def run() -> list[dict[str, Any]]:
         agent.extensions.registered.clear()
         ld.system = ["S"]
-        from a0nb import composition
+        from a0nb.engine import composition
         extras = composition.extras_text(ld)
         msg = agent.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False))
         ld.history_output = agent.history.output()
@@ -151,7 +151,7 @@ class _TwoChunks:
 
 def test_stream_early_stop_consumes_one_chunk() -> None:
     # upstream 8.2 item 5
-    from a0nb.extract import first_closed_object
+    from a0nb.engine.extract import first_closed_object
 
     calls: list[str] = []
 

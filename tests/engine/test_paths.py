@@ -7,8 +7,8 @@ from pathlib import Path
 
 import a0nb
 from a0nb.diagnostics import Diagnostics
-from a0nb.hierarchy import Hierarchy
-from a0nb.roots import search_roots
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.roots import search_roots
 
 
 def test_root_order_and_labels(tmp_path: Path) -> None:

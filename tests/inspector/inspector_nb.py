@@ -10,7 +10,7 @@ from typing import Any, Callable
 import yaml
 
 from a0nb import Agent
-from a0nb.tokens import TokenCounter, fallback_token_count
+from a0nb.engine.tokens import TokenCounter, fallback_token_count
 
 CODE = "print('\\n'.join(f'row {i}' for i in range(40)))"
 REPLIES = yaml.safe_dump([

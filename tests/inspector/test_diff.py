@@ -6,7 +6,7 @@ from typing import Any
 
 from a0nb.inspector import diff_calls, render_diff
 from a0nb.inspector.diff import MAX_DIFF_LINES, keyed
-from a0nb.records import CallRecord, Part
+from a0nb.engine.records import CallRecord, Part
 
 
 def part(kind: str, label: str, text: str, origin: str = "raw") -> Part:

@@ -1,5 +1,5 @@
 """Trace export: the self-contained HTML document (all turns, calls and consecutive diffs) and the JSONL
-records that round-trip through `a0nb.records.import_jsonl`, subordinate calls included."""
+records that round-trip through `a0nb.engine.records.import_jsonl`, subordinate calls included."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +10,7 @@ import pytest
 
 from a0nb.errors import A0Error
 from a0nb.inspector import export_trace
-from a0nb.records import import_jsonl
+from a0nb.engine.records import import_jsonl
 
 
 def test_html_trace_is_self_contained(scripted: tuple[Any, Any], tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from inspector_nb import make_notebook
 from a0nb import Agent
 from a0nb.inspector import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
                             render_prompt, render_skills, render_tools)
-from a0nb.records import Part
+from a0nb.engine.records import Part
 
 SKILL = "---\nname: rows-helper\ndescription: Print rows of a table neatly.\n---\nUse head() first.\n"
 

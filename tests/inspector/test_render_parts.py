@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from a0nb.compaction import CompactionEvent
+from a0nb.engine.compaction import CompactionEvent
 from a0nb.inspector import PathStyle, Rendering, composition_chart, history_chart
 from a0nb.inspector import html as h
 from a0nb.inspector.compose import Palette, buckets, family
 from a0nb.inspector.svg import place_compactions
 from a0nb.inspector.text import args_text, one_line, turn_text
-from a0nb.records import CallRecord, Part
-from a0nb.turn import Turn
+from a0nb.engine.records import CallRecord, Part
+from a0nb.engine.turn import Turn
 
 
 def test_path_style_names_known_folders(tmp_path: Path) -> None:

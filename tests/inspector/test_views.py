@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from inspector_nb import WITH_WORKDIR, regen
 
-from a0nb.compaction import CompactionEvent, Replacement
+from a0nb.engine.compaction import CompactionEvent, Replacement
 from a0nb.inspector import (Rendering, render_call, render_diff, render_extras, render_history, render_prompt,
                             render_turn)
-from a0nb.records import Part
+from a0nb.engine.records import Part
 
 GOLDEN = Path(__file__).parent / "golden"
 

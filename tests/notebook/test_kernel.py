@@ -28,7 +28,7 @@ def test_chat_cell_is_a_message(kernel: Kernel) -> None:
     assert reply["status"] == "ok"
     assert "hello from the chat kernel" in texts(out)
     assert all(o["type"] != "stream" or o["name"] != "stderr" for o in out)
-    _, out = kernel.execute("%%python\nfrom a0nb.magics import get_magics\n"
+    _, out = kernel.execute("%%python\nfrom a0nb.notebook.magics import get_magics\n"
                             "print(get_magics(get_ipython()).agent.turns[-1].message)")
     assert texts(out).strip() == "Say hello {please}, it's a test"
 

@@ -13,9 +13,9 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
-from a0nb.magics import SUBCOMMANDS, get_magics, interpolate, split_options
-from a0nb.chat import keep_question_marks, transform
-from a0nb.completion import MATCHER_ID
+from a0nb.notebook.magics import SUBCOMMANDS, get_magics, interpolate, split_options
+from a0nb.notebook.chat import keep_question_marks, transform
+from a0nb.notebook.completion import MATCHER_ID
 from a0nb.settings import setting_names
 from a0nb.testing import answer, tool_reply
 

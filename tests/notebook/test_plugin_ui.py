@@ -10,9 +10,9 @@ from typing import Any, Iterator
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from a0nb.magics import get_magics
+from a0nb.notebook.magics import get_magics
 from a0nb.testing import answer
-from a0nb.ui_elements import ui_elements
+from a0nb.inspector.ui_elements import ui_elements
 
 from test_magics import dispose, make_shell  # type: ignore[import-not-found]
 
@@ -107,7 +107,7 @@ def test_config_is_shown_and_set_through_the_config_element(shell: InteractiveSh
 
 
 def test_the_config_form_saves_what_the_widgets_hold(shell: InteractiveShell, folder: Path) -> None:
-    from a0nb.plugin_admin import PluginAdmin
+    from a0nb.notebook.plugin_admin import PluginAdmin
     form = PluginAdmin(get_magics(shell).agent).form("usage_footer")
     assert [f.name for f in form.fields] == ["footer", "status"]
     footer_input = form.inputs["footer"]

@@ -82,6 +82,7 @@ def test_replay_streams_through_the_sink(nb: Path) -> None:
     assert len(seen["c"]) >= 2
 
 
+@pytest.mark.slow
 def test_record_and_replay_a_litellm_model(nb: Path) -> None:
     recorder = make_provider("record:llm.jsonl:openai/gpt-4o-mini", nb)
     live = _call(recorder, _messages("hi"), mock_response="hello from the mock", temperature=0)

@@ -14,13 +14,15 @@ import httpx
 import pytest
 
 from a0nb.diagnostics import Diagnostics
-from a0nb.dotenv import load_dotenv
+from a0nb.files.dotenv import load_dotenv
 from a0nb.errors import ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, StreamBroken, TransientModelError
 from a0nb.providers.stream import complete
 from a0nb.providers.extension import CallPipeline, bundled_provider_extensions
 from a0nb.providers.faults import classify, is_provider_error, key_env_var, redact
 from a0nb.providers.litellm_provider import LiteLLMProvider, _litellm
+
+pytestmark = pytest.mark.slow  # real litellm / local model: left out of `make test-fast`
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
@@ -385,7 +387,7 @@ def test_import_and_construction_do_not_import_litellm() -> None:
     code = ("import sys, a0nb\nfrom pathlib import Path\n"
             "from a0nb.providers.base import ModelConfig\n"
             "from a0nb.providers.litellm_provider import LiteLLMProvider\n"
-            "from a0nb.providers import cassette, faults, local\nimport a0nb.dotenv\n"
+            "from a0nb.providers import cassette, faults, local\nimport a0nb.files.dotenv\n"
             "from a0nb.providers.registry import make_provider\n"
             "p = LiteLLMProvider('openai/gpt-4o-mini'); s = p.init(ModelConfig(spec='openai/gpt-4o-mini'))\n"
             "p.initialize_request([{'role': 'user', 'content': 'hi'}], s)\n"

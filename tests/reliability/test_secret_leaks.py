@@ -51,7 +51,7 @@ def _bundle_text(rendering: Any) -> str:
 
 NOTEBOOK_CELLS = [
     "%load_ext a0nb",
-    "from a0nb.magics import get_magics\n"
+    "from a0nb.notebook.magics import get_magics\n"
     "_received = []\n"
     "def echo(text: str) -> str:\n"
     "    \"\"\"Echo the text back.\"\"\"\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a0nb import Response, Tool
+from a0nb.ext import Response, Tool
 
 MARKER = "[example profile] "
 

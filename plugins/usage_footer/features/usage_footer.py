@@ -1,6 +1,6 @@
 """The bundled usage footer and status bar (see README.md): which fields each line shows comes from the
 plugin's config, which the `config` element lets the user edit."""
-from a0nb.ui_elements import FOOTER_FIELDS, STATUS_FIELDS
+from a0nb.ext import FOOTER_FIELDS, STATUS_FIELDS
 
 
 class UsageFooter:

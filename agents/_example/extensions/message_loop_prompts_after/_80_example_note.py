@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a0nb import Extension
+from a0nb.ext import Extension
 
 NOTE = "This agent uses the _example profile; its EXTRAS note comes from _80_example_note.py."
 

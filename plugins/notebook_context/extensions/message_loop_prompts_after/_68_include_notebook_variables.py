@@ -2,8 +2,8 @@
 import inspect
 import types
 
-from a0nb import Extension
-from a0nb.plugins import plugin_config
+from a0nb.ext import Extension
+from a0nb.ext import plugin_config
 
 SKIP = ("In", "Out", "exit", "quit", "get_ipython")
 

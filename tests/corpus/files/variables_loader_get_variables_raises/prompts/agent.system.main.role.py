@@ -1,4 +1,4 @@
-from a0nb.prompts import VariablesPlugin
+from a0nb.files.prompts import VariablesPlugin
 
 
 class V(VariablesPlugin):

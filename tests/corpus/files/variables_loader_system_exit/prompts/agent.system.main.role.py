@@ -1,5 +1,5 @@
 import sys
-from a0nb.prompts import VariablesPlugin
+from a0nb.files.prompts import VariablesPlugin
 
 
 class V(VariablesPlugin):

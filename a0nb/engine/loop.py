@@ -1,0 +1,172 @@
+"""The agent loop in Agent Zero's order (reference §1.2): a monologue of loop passes, each
+building the prompt, calling the chat model, and running the requested tool. Behaviour lives in
+extensions; this module only sequences the points."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from a0nb.errors import A0Error, Misformat, RepairableError, TurnError, TurnInterrupted
+from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
+from a0nb.engine.records import CallRecord
+from a0nb.engine.tool import Response
+
+if TYPE_CHECKING:
+    from a0nb.engine.agent import Agent
+    from a0nb.engine.history import Message, OutputItem
+    from a0nb.engine.tool import Tool
+
+
+@dataclass
+class LoopData:
+    """State of one monologue; fields as in Agent Zero, plus the provenance of extras and sections."""
+
+    user_message: "Message | None" = None
+    iteration: int = -1
+    system: list[str] = field(default_factory=list)
+    history_output: "list[OutputItem]" = field(default_factory=list)
+    extras_temporary: dict[str, Any] = field(default_factory=dict)
+    extras_persistent: dict[str, Any] = field(default_factory=dict)
+    last_response: str = ""
+    params_temporary: dict[str, Any] = field(default_factory=dict)
+    params_persistent: dict[str, Any] = field(default_factory=dict)
+    current_tool: "Tool | None" = None
+    extras_origin: dict[str, Any] = field(default_factory=dict)
+    system_origin: dict[int, Any] = field(default_factory=dict)
+    record: CallRecord | None = None
+    streamed: str = ""
+    no_progress: int = 0
+
+
+class Intervention(Exception):
+    """Raised at a checkpoint when the user sent a message while the agent was running."""
+
+
+async def monologue(agent: "Agent") -> str:
+    """Loop passes until a tool ends the turn (`break_loop`), with Agent Zero's restart on intervention."""
+    while True:
+        ld = LoopData(user_message=agent.last_user_message)
+        await agent.fire("monologue_start", loop_data=ld)
+        try:
+            while True:
+                answer = await loop_pass(agent, ld)
+                if answer is not None:
+                    return answer
+        except Intervention:
+            continue
+        finally:
+            await agent.fire("monologue_end", loop_data=ld)
+
+
+async def loop_pass(agent: "Agent", ld: LoopData) -> str | None:
+    ld.iteration += 1
+    ld.params_temporary = {}
+    if ld.iteration >= agent.settings.max_iterations:
+        raise TurnError(f"the turn reached the limit of {agent.settings.max_iterations} loop passes without an answer "
+                        "(raise it with the setting max_iterations / A0NB_MAX_ITERATIONS)")
+    await agent.fire("message_loop_start", loop_data=ld)
+    agent.checkpoint(ld)
+    try:
+        messages = await agent.prepare_prompt(ld)
+        await agent.fire("before_main_llm_call", loop_data=ld)
+        agent.checkpoint(ld)
+        reply = await agent.call_chat_model(ld, messages)
+        return await handle_reply(agent, ld, reply.content, reply.tool_calls)
+    except Intervention:
+        return None
+    except RepairableError as exc:
+        agent.hist_add_warning(await agent.format_error(exc))
+        return None
+    finally:
+        await agent.finish_record(ld)
+        await agent.fire("message_loop_end", loop_data=ld)
+
+
+async def handle_reply(agent: "Agent", ld: LoopData, text: str, tool_calls: list[dict[str, Any]]) -> str | None:
+    """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker)."""
+    request: ToolRequest | Misformat
+    if tool_calls and not first_closed_object(text or ""):
+        request = tool_request_from_native(tool_calls)
+        if isinstance(request, ToolRequest):
+            text = request.raw
+    else:
+        request = parse_tool_request(text)
+    if text and text == ld.last_response:  # an empty first reply is a misformat, not a repeat of ''
+        agent.hist_add_ai_response(text)
+        _no_progress(agent, ld, text, "sent the same reply twice in a row")
+        agent.hist_add_warning(agent.read_prompt("fw.msg_repeat.md"))
+        return None
+    ld.last_response = text
+    agent.hist_add_ai_response(text)
+    if isinstance(request, Misformat):
+        _no_progress(agent, ld, text, str(request))
+        agent.hist_add_warning(agent.read_prompt("fw.msg_misformat.md", reason=str(request)))
+        return None
+    ld.no_progress = 0
+    if ld.record is not None:
+        ld.record.tool_request = {"tool_name": request.full_name, "tool_args": request.tool_args,
+                                  "headline": request.headline, "thoughts": list(request.thoughts)}
+    return await run_tool(agent, ld, request, text)
+
+
+def _no_progress(agent: "Agent", ld: LoopData, text: str, reason: str) -> None:
+    """The circuit breaker Agent Zero lacks: N replies in a row without a valid, new tool request."""
+    ld.no_progress += 1
+    if ld.no_progress >= agent.settings.misformat_limit:
+        quoted = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
+        raise TurnError(f"the model sent {ld.no_progress} replies in a row without a valid tool request "
+                        f"(last problem: {reason}). Its last reply was:\n{quoted}")
+
+
+async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: str) -> str | None:
+    """Agent Zero's tool lifecycle (reference §2.5); tool exceptions go back to the model."""
+    tool = agent.get_tool(request, message, ld)
+    ld.current_tool = tool
+    try:
+        args = dict(request.tool_args)
+        agent.checkpoint(ld)
+        await tool.before_execution(**args)
+        agent.checkpoint(ld)
+        await agent.fire("tool_execute_before", tool_args=args, tool_name=request.full_name)
+        tool.args = args
+        try:
+            response = await _execute(agent, tool, args, request.full_name)
+        except (A0Error, RepairableError, asyncio.CancelledError):
+            raise
+        except (Exception, SystemExit) as exc:  # sys.exit() in a tool must not end the agent's event loop
+            response = Response(message=agent.tool_error_text(request.full_name, exc))
+        if not isinstance(response, Response):  # a tool class returning None or text would break after_execution
+            bad = TypeError(f"execute() returned {type(response).__name__}, not a0nb.Response")
+            response = Response(message=agent.tool_error_text(request.full_name, bad))
+        agent.checkpoint(ld)
+        await agent.fire("tool_execute_after", response=response, tool_name=request.full_name)
+        await tool.after_execution(response)
+        if ld.record is not None:
+            ld.record.tool_result = response.message
+        agent.checkpoint(ld)
+        return response.message if response.break_loop else None
+    finally:
+        ld.current_tool = None
+
+
+async def _execute(agent: "Agent", tool: "Tool", args: dict[str, Any], name: str) -> Response:
+    """`tool.execute` under the tool_timeout setting (0 = none); a tool that hangs is left behind, the loop goes on."""
+    limit = agent.settings.tool_timeout
+    if not limit:
+        return await tool.execute(**args)
+    try:
+        return await asyncio.wait_for(tool.execute(**args), limit)
+    except asyncio.TimeoutError:
+        return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "
+                                "(setting tool_timeout / A0NB_TOOL_TIMEOUT)")
+
+
+async def handle_interrupt(agent: "Agent", ld_streamed: str) -> None:
+    """Leave history consistent after an interrupt: keep the partial reply, say it was interrupted."""
+    if ld_streamed.strip():
+        agent.hist_add_ai_response(ld_streamed)
+    agent.hist_add_warning(agent.read_prompt("fw.msg_interrupted.md"))
+
+
+__all__ = ["LoopData", "monologue", "loop_pass", "handle_reply", "run_tool", "Intervention", "TurnInterrupted"]

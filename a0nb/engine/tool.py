@@ -1,0 +1,339 @@
+"""Tools: the `Tool` base class, `Response`, plain typed functions as tools, ToolPlugin classes
+(Crystal Lattice contract) and the lookup of `tools/<name>.py` through the hierarchy."""
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
+
+from a0nb.diagnostics import Diagnostics
+from a0nb.errors import A0Error
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.loader import ModuleLoader, module_name_for
+from a0nb.files.extensions import REGISTERED
+
+
+@dataclass
+class Response:
+    """What a tool returns: the text for the model, whether the turn ends, extra history metadata."""
+
+    message: str
+    break_loop: bool = False
+    additional: dict[str, Any] | None = None
+
+
+class Tool:
+    """Base class for tool files. Subclasses implement `async execute(**kwargs) -> Response`."""
+
+    description: str = ""
+    # JSON schema of `tool_args`, for providers that take native tool schemas (setting `native_tools`);
+    # the model-facing description stays in prompts/agent.system.tool.<name>.md
+    parameters: dict[str, Any] = {}
+
+    def __init__(self, agent: Any, name: str, method: str | None, args: dict[str, Any], message: str,
+                 loop_data: Any = None, **kwargs: Any) -> None:
+        self.agent = agent
+        self.name = name
+        self.method = method
+        self.args = args
+        self.message = message
+        self.loop_data = loop_data
+        self.progress = ""
+
+    async def execute(self, **kwargs: Any) -> Response:
+        raise NotImplementedError(f"tool {self.name} does not implement execute()")
+
+    async def before_execution(self, **kwargs: Any) -> None:
+        return None
+
+    async def after_execution(self, response: Response, **kwargs: Any) -> None:
+        """Default: the result goes to history as a tool result."""
+        await self.agent.hist_add_tool_result(self.full_name, response.message, **(response.additional or {}))
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}:{self.method}" if self.method else self.name
+
+    def set_progress(self, content: str) -> None:
+        self.progress = content
+        self.agent.emit_tool_progress(self, content)
+
+    def add_progress(self, content: str) -> None:
+        self.set_progress(self.progress + content)
+
+
+@runtime_checkable
+class ToolPlugin(Protocol):
+    """Crystal Lattice tool contract (crystal-lattice.md §3.4); adapted to `Tool` by `PluginTool`."""
+
+    def get_tool_schemas(self, state: dict[str, Any]) -> list[dict[str, Any]]: ...
+    def execute_tool(self, name: str, args: dict[str, Any], state: dict[str, Any]) -> Any: ...
+
+
+ToolKind = Literal["class", "function", "plugin"]
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str
+    kind: ToolKind
+    factory: Any
+    path: Path | None
+    root_label: str
+    overrode: tuple[Path, ...] = ()
+    description: str = ""
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+    def create(self, agent: Any, method: str | None, args: dict[str, Any], message: str, loop_data: Any) -> Tool:
+        if self.kind == "class":
+            return self.factory(agent=agent, name=self.name, method=method, args=args, message=message,
+                                loop_data=loop_data)
+        if self.kind == "function":
+            return FunctionTool(agent, self.name, method, args, message, loop_data, fn=self.factory)
+        return PluginTool(agent, self.name, method, args, message, loop_data, plugin=self.factory)
+
+    def prompt(self) -> str:
+        """A prompt fragment for tools without an `agent.system.tool.<name>.md` file."""
+        import json
+        props = self.schema.get("properties", {}) if self.schema else {}
+        args = ", ".join(f'"{k}": <{v.get("type", "value")}>' for k, v in props.items())
+        example = json.dumps({"thoughts": ["..."], "headline": "...", "tool_name": self.name,
+                              "tool_args": {k: f"<{v.get('type', 'value')}>" for k, v in props.items()}})
+        lines = [f"### {self.name}", self.description.strip() or "(no description)"]
+        if props:
+            lines.append("arguments: " + args)
+        lines += ["~~~json", example, "~~~"]
+        return "\n".join(lines)
+
+    def native_schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI function schema; tools without a schema take any arguments."""
+        parameters = dict(self.schema) if self.schema else {"type": "object", "properties": {},
+                                                            "additionalProperties": True}
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description or f"the {self.name} tool (see the system prompt)",
+            "parameters": parameters}}
+
+
+class FunctionTool(Tool):
+    """A plain (sync or async) function used as a tool; `agent` is injected when it asks for it."""
+
+    def __init__(self, *args: Any, fn: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fn = fn
+
+    async def execute(self, **kwargs: Any) -> Response:
+        params = inspect.signature(self.fn).parameters
+        call = {k: v for k, v in kwargs.items() if k in params or _takes_var_kw(params)}
+        if "agent" in params:
+            call["agent"] = self.agent
+        if inspect.iscoroutinefunction(self.fn):
+            result = await self.fn(**call)
+        else:  # a blocking function must not block the loop, and the loop's tool_timeout must be able to leave it
+            result = await in_daemon_thread(self.fn, call)
+            if inspect.isawaitable(result):
+                result = await result
+        if isinstance(result, Response):
+            return result
+        return Response(message=_to_text(result))
+
+
+class PluginTool(Tool):
+    """Adapts a ToolPlugin: `execute_tool` → `format_tool_result` for the model; display separately."""
+
+    def __init__(self, *args: Any, plugin: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plugin = plugin
+        self.state: dict[str, Any] = {}
+
+    async def execute(self, **kwargs: Any) -> Response:
+        result = self.plugin.execute_tool(self.name, dict(kwargs), self.state)
+        if inspect.isawaitable(result):
+            result = await result
+        fmt = getattr(self.plugin, "format_tool_result", None)
+        text = fmt(result, self.state) if fmt else result
+        display = getattr(self.plugin, "to_display_format", None)
+        extra = {"display": display(result)} if display else None
+        return Response(message=_to_text(text), additional=None if extra is None else {"_display": extra})
+
+    async def after_execution(self, response: Response, **kwargs: Any) -> None:
+        additional = dict(response.additional or {})
+        additional.pop("_display", None)  # for humans only: never into history
+        await self.agent.hist_add_tool_result(self.full_name, response.message, **additional)
+
+
+async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """Run `fn(**kwargs)` in a daemon thread (an abandoned one never blocks interpreter exit)."""
+    import asyncio
+    import contextvars
+    import threading
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            (future.set_result if ok else future.set_exception)(value)
+
+    def work() -> None:
+        try:
+            value = context.run(fn, **kwargs)
+        except BaseException as exc:  # handed to the awaiting task (SystemExit included)
+            keep = isinstance(exc, (Exception, SystemExit))  # run_tool reports SystemExit like any error
+            loop.call_soon_threadsafe(settle, False, exc if keep else RuntimeError(repr(exc)))
+        else:
+            loop.call_soon_threadsafe(settle, True, value)
+
+    threading.Thread(target=work, name=f"a0nb-tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
+    return await future
+
+
+def _takes_var_kw(params: Mapping[str, inspect.Parameter]) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+
+
+def function_schema(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+    """(description, JSON schema) from a function's docstring and signature."""
+    doc = inspect.getdoc(fn) or ""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:
+        hints = {}
+    props: dict[str, Any] = {}
+    required = []
+    for name, p in inspect.signature(fn).parameters.items():
+        if name in ("agent", "self") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        hint = hints.get(name, str)
+        origin = typing.get_origin(hint) or hint
+        prop: dict[str, Any] = {"type": _JSON_TYPES.get(origin, "string")}
+        m = re.search(rf"^\s*{re.escape(name)}\s*(?:\([^)]*\))?\s*:\s*(.+)$", doc, re.M)
+        if m:
+            prop["description"] = m.group(1).strip()
+        props[name] = prop
+        if p.default is p.empty:
+            required.append(name)
+    summary = doc.split("\n\n")[0].strip()
+    return summary, {"type": "object", "properties": props, "required": required}
+
+
+def plugin_schema(plugin: Any) -> tuple[str, dict[str, Any]]:
+    try:
+        schemas = plugin.get_tool_schemas({}) or []
+    except Exception:
+        schemas = []
+    if not schemas:
+        return "", {}
+    s = schemas[0]
+    fn = s.get("function", s)
+    return str(fn.get("description", "")), dict(fn.get("parameters", {}))
+
+
+class Tools:
+    """Tool lookup: registered tools, then `tools/<name>.py` through the hierarchy (first that imports wins)."""
+
+    def __init__(self, hierarchy: Hierarchy, loader: ModuleLoader, diagnostics: Diagnostics) -> None:
+        self.hierarchy = hierarchy
+        self.loader = loader
+        self.diagnostics = diagnostics
+        self.registered: dict[str, ToolInfo] = {}
+
+    def register(self, obj: Any, name: str | None = None) -> ToolInfo:
+        info = self._info_for(obj, name, None, REGISTERED)
+        if info is None:
+            raise A0Error(f"{obj!r} is not a Tool subclass, a ToolPlugin or a function")
+        self.registered[info.name] = info
+        return info
+
+    def resolve(self, name: str) -> ToolInfo | None:
+        if name in self.registered:
+            return self.registered[name]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name or ""):
+            return None
+        return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+
+    def _resolve_file(self, name: str) -> ToolInfo | None:
+        copies = self.hierarchy.files("tools", f"{name}.py")
+        for i, (root, path) in enumerate(copies):
+            module = self.loader.load(path, module_name_for(root.path, path), "tool")
+            if module is None:
+                continue  # import errors fall through to the next copy (reported in diagnostics)
+            info = self._info_from_module(module, name, path, root.label, tuple(p for _, p in copies[i + 1:]))
+            if info is not None:
+                return info
+            self.diagnostics.add("error", "tool", "defines no Tool subclass, ToolPlugin class or function "
+                                 f"named {name!r}", path, fix=f"define `class MyTool(Tool)` or `def {name}(...)`")
+        return None
+
+    def _info_from_module(self, module: Any, name: str, path: Path, label: str,
+                          overrode: tuple[Path, ...]) -> ToolInfo | None:
+        members = [m for m in vars(module).values() if isinstance(m, type) and getattr(m, "__module__", "") == module.__name__]
+        tool_classes = sorted((m for m in members if issubclass(m, Tool) and m not in (Tool, FunctionTool, PluginTool)),
+                              key=lambda c: c.__name__)
+        if tool_classes:
+            return self._info_for(tool_classes[-1], name, path, label, overrode)
+        plugins = [m for m in members if hasattr(m, "get_tool_schemas") and hasattr(m, "execute_tool")]
+        if plugins:
+            return self._info_for(plugins[-1], name, path, label, overrode)
+        fn = getattr(module, name, None)
+        if callable(fn):
+            return self._info_for(fn, name, path, label, overrode)
+        return None
+
+    def _info_for(self, obj: Any, name: str | None, path: Path | None, label: str,
+                  overrode: tuple[Path, ...] = ()) -> ToolInfo | None:
+        if isinstance(obj, type) and issubclass(obj, Tool):
+            tool_name = name or _snake(obj.__name__)
+            return ToolInfo(tool_name, "class", obj, path, label, overrode,
+                            obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
+        if isinstance(obj, type) and hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool"):
+            instance = obj()
+            init = getattr(instance, "init", None)
+            if callable(init):
+                init({})
+            desc, schema = plugin_schema(instance)
+            return ToolInfo(name or _snake(obj.__name__), "plugin", instance, path, label, overrode, desc, schema)
+        if callable(obj) and not isinstance(obj, type):
+            desc, schema = function_schema(obj)
+            return ToolInfo(name or obj.__name__, "function", obj, path, label, overrode, desc, schema)
+        return None
+
+    def available(self) -> dict[str, ToolInfo]:
+        """Every tool name in the hierarchy (winner per name) plus registered ones."""
+        def build() -> dict[str, ToolInfo]:
+            names: list[str] = []
+            for _root, folder in self.hierarchy.dirs("tools"):
+                for p in sorted(folder.glob("*.py")):
+                    if not p.name.startswith("_") and p.stem not in names and p.stem != "unknown":
+                        names.append(p.stem)
+            out = {}
+            for n in names:
+                info = self._resolve_file_cached(n)
+                if info is not None:
+                    out[n] = info
+            return out
+        found = dict(self.hierarchy.memo(("tools-available",), build))
+        found.update(self.registered)
+        return dict(sorted(found.items()))
+
+    def _resolve_file_cached(self, name: str) -> ToolInfo | None:
+        return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

@@ -1,0 +1,321 @@
+"""Secrets: `secrets.env` files in dotenv syntax, `§§secret(NAME)` aliases resolved for tools, and
+masking of real values back to aliases everywhere text leaves the agent (history, records, streams)."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from a0nb.diagnostics import Diagnostics
+from a0nb.errors import RepairableError
+
+__all__ = [
+    "ALIAS_RE", "DotenvEntry", "SecretEntry", "Secrets", "StreamMasker", "alias", "parse_dotenv",
+]
+
+ALIAS_RE = re.compile(r"§§secret\(([A-Za-z_][A-Za-z0-9_]*)\)")
+KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MIN_MASKED = 4  # shorter values would mask ordinary words and numbers
+PARTIAL_STARS = 3  # a stream cut off inside a secret shows `***` once this much of it was seen
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
+_INLINE_COMMENT = re.compile(r"\s#")
+
+
+def alias(key: str) -> str:
+    return f"§§secret({key.upper()})"
+
+
+# ---------------------------------------------------------------- dotenv
+
+
+@dataclass(frozen=True)
+class DotenvEntry:
+    key: str
+    value: str
+    comment: str
+    line: int
+
+
+def parse_dotenv(text: str) -> tuple[list[DotenvEntry], list[tuple[int, str]]]:
+    """Entries and `(line, reason)` problems. Comment lines directly above a key (no blank line in
+    between) and an inline `# comment` become its comment. Reasons never quote a value."""
+    lines = text.splitlines()
+    entries: list[DotenvEntry] = []
+    problems: list[tuple[int, str]] = []
+    pending: list[str] = []
+    i = 0
+    while i < len(lines):
+        lineno, stripped = i + 1, lines[i].strip()
+        i += 1
+        if not stripped:
+            pending = []
+            continue
+        if stripped.startswith("#"):
+            pending.append(stripped[1:].strip())
+            continue
+        comment, pending = "\n".join(pending), []
+        if stripped.startswith("export "):
+            stripped = stripped[len("export "):].lstrip()
+        key, eq, rest = stripped.partition("=")
+        key = key.strip()
+        if not eq:
+            problems.append((lineno, "expected KEY=value"))
+            continue
+        if not KEY_RE.fullmatch(key):
+            problems.append((lineno, "the key is not a valid name (letters, digits and _, not starting with a digit)"))
+            continue
+        parsed = _parse_value(rest, lines, i)
+        if isinstance(parsed, str):
+            problems.append((lineno, parsed))
+            continue
+        value, inline, i = parsed
+        comment = "\n".join(c for c in (comment, inline) if c)
+        entries.append(DotenvEntry(key, value, comment, lineno))
+    return entries, problems
+
+
+def _parse_value(rest: str, lines: list[str], nxt: int) -> tuple[str, str, int] | str:
+    """`(value, inline comment, index of the next line)`, or the reason the value is malformed.
+    A quoted value may continue over following lines (PEM keys)."""
+    body = rest.lstrip()
+    if not body or body[0] not in "\"'":
+        m = _INLINE_COMMENT.search(rest)
+        if m is None:
+            return rest.strip(), "", nxt
+        return rest[: m.start()].strip(), rest[m.end():].strip(), nxt
+    quote, text, j = body[0], body[1:], nxt
+    while True:
+        end = _closing_quote(text, quote)
+        if end >= 0:
+            break
+        if j >= len(lines):
+            return f"unterminated {quote} quote"
+        text += "\n" + lines[j]
+        j += 1
+    after = text[end + 1:].strip()
+    if after and not after.startswith("#"):
+        return "unexpected text after the closing quote"
+    raw = text[:end]
+    value = _unescape(raw) if quote == '"' else raw
+    return value, after[1:].strip(), j
+
+
+def _closing_quote(text: str, quote: str) -> int:
+    i = 0
+    while i < len(text):
+        if quote == '"' and text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def _unescape(raw: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), raw, flags=re.S)
+
+
+# ---------------------------------------------------------------- secrets
+
+
+@dataclass(frozen=True)
+class SecretEntry:
+    key: str
+    comment: str
+
+
+class Secrets:
+    """Immutable set of secrets. `resolve` goes alias → value (tool arguments only); `mask` goes
+    value → alias (everything the agent stores or shows)."""
+
+    def __init__(self, values: Mapping[str, str] | None = None, comments: Mapping[str, str] | None = None) -> None:
+        self._values = {k.upper(): v for k, v in (values or {}).items()}
+        comments = {k.upper(): c for k, c in (comments or {}).items()}
+        self._comments = {k: comments.get(k, "") for k in self._values}
+        self._aliases = self._needle_aliases()
+        self._pattern = self._compile()
+
+    @classmethod
+    def load(cls, files: Sequence[Path], diagnostics: Diagnostics) -> Secrets:
+        """Missing files are skipped; on a duplicate key the later file wins."""
+        values: dict[str, str] = {}
+        comments: dict[str, str] = {}
+        for path in files:
+            for entry in _read_entries(Path(path), diagnostics):
+                key = entry.key.upper()
+                values[key] = entry.value
+                comments[key] = entry.comment or comments.get(key, "")
+        return cls(values, comments)
+
+    def keys(self) -> list[SecretEntry]:
+        return [SecretEntry(k, self._comments[k]) for k in self._values]
+
+    def values(self) -> list[str]:
+        return [v for v in self._values.values() if v]
+
+    def items(self) -> dict[str, str]:
+        """NAME → value, for writers that mask with the alias (cassettes); never display this."""
+        return {k: v for k, v in self._values.items() if v}
+
+    def __bool__(self) -> bool:
+        return bool(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:  # never the values: reprs end up in tracebacks and logs
+        return f"Secrets({', '.join(self._values)})"
+
+    # alias -> value
+
+    def resolve(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return ALIAS_RE.sub(self._lookup, value) if "§§" in value else value
+        if isinstance(value, dict):
+            return {k: self.resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.resolve(v) for v in value)
+        return value
+
+    def _lookup(self, m: re.Match[str]) -> str:
+        key = m.group(1).upper()
+        if key in self._values:
+            return self._values[key]
+        if not self._values:
+            raise RepairableError(f"Unknown secret alias {m.group(0)}: no secrets are defined.")
+        available = ", ".join(alias(k) for k in self._values)
+        raise RepairableError(f"Unknown secret alias {m.group(0)}. Available secrets: {available}.")
+
+    # value -> alias
+
+    def mask(self, value: Any) -> Any:
+        """Mask strings anywhere in str/dict/list/tuple/set values, dict keys included; same types back."""
+        if isinstance(value, str):
+            return self.mask_text(value)
+        if isinstance(value, dict):
+            items = [(self.mask(k), self.mask(v)) for k, v in value.items()]
+            return _rebuild(value, items, dict)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(self.mask(v) for v in value))
+        for base in (list, tuple, set, frozenset):
+            if isinstance(value, base):
+                return _rebuild(value, [self.mask(v) for v in value], base)
+        return value
+
+    def mask_text(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(self._replacement, text)
+
+    def _replacement(self, m: re.Match[str]) -> str:
+        # an alias already in the text stays as is, so masking twice changes nothing
+        return m.group(0) if m.group(1) else self._aliases[m.group(0)]
+
+    def _needle_aliases(self) -> dict[str, str]:
+        """Each maskable value, plus its JSON-escaped form (a multi-line key inside serialized JSON)."""
+        out: dict[str, str] = {}
+        for key, value in self._values.items():
+            if sum(not c.isspace() for c in value) < MIN_MASKED:
+                continue
+            for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+                out.setdefault(form, alias(key))
+        return out
+
+    def _compile(self) -> re.Pattern[str] | None:
+        if not self._aliases:
+            return None
+        needles = sorted(self._aliases, key=len, reverse=True)  # longest first wins at a position
+        # the lookahead lets the engine skip most positions without trying every alternative
+        firsts = re.escape("".join(sorted({n[0] for n in needles} | {"§"})))
+        return re.compile(f"(?=[{firsts}])(?:({ALIAS_RE.pattern})|" + "|".join(map(re.escape, needles)) + ")")
+
+    def _needles(self) -> list[str]:
+        return list(self._aliases)
+
+
+def _read_entries(path: Path, diagnostics: Diagnostics) -> list[DotenvEntry]:
+    if not path.is_file():
+        return []
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        diagnostics.add("error", "secrets", f"cannot read secrets file: {type(exc).__name__}", path,
+                        fix="save it as UTF-8 text in dotenv syntax")
+        return []
+    entries, problems = parse_dotenv(text)
+    for line, reason in problems:
+        diagnostics.add("warning", "secrets", f"line ignored: {reason}", path, line,
+                        fix='write KEY=value, KEY="quoted value" or # comment')
+    return entries
+
+
+def _rebuild(original: Any, items: Iterable[Any], base: type) -> Any:
+    """The same container type when it can be built from items (subclasses that cannot: their base)."""
+    try:
+        return type(original)(items)
+    except TypeError:
+        return base(items)
+
+
+# ---------------------------------------------------------------- streams
+
+
+class StreamMasker:
+    """Masks text that arrives in chunks. A tail that could be the start of a secret is held back
+    until the next chunk decides it, so no secret is ever emitted split across two outputs."""
+
+    def __init__(self, secrets: Secrets) -> None:
+        self._secrets = secrets
+        self._needles = secrets._needles()
+        self._pattern = secrets._pattern
+        self._buf = ""
+
+    def feed(self, chunk: str) -> str:
+        if not self._needles:
+            return chunk
+        self._buf += chunk
+        cut = self._safe_cut(self._buf)
+        out, self._buf = self._buf[:cut], self._buf[cut:]
+        return self._secrets.mask_text(out)
+
+    def flush(self) -> str:
+        """The masked remainder; an unfinished secret of at least 3 characters becomes `***`."""
+        tail, self._buf = self._buf, ""
+        if not self._needles:
+            return tail
+        cut = self._safe_cut(tail)
+        held = tail[cut:]
+        if len(held) >= PARTIAL_STARS and self._partial_start(held) == 0:
+            return self._secrets.mask_text(tail[:cut]) + "***"
+        return self._secrets.mask_text(tail)
+
+    @property
+    def pending(self) -> str:
+        return self._buf
+
+    def _safe_cut(self, buf: str) -> int:
+        cut = self._partial_start(buf)
+        assert self._pattern is not None
+        for m in self._pattern.finditer(buf):
+            if m.start() >= cut:
+                break
+            if m.end() > cut:  # a whole match across the cut would be split between two outputs
+                return m.start()
+        return cut
+
+    def _partial_start(self, buf: str) -> int:
+        """Start of the longest suffix of `buf` that is a proper prefix of some secret form."""
+        cut = len(buf)
+        for needle in self._needles:
+            i = buf.find(needle[0], max(0, len(buf) - len(needle) + 1), cut)
+            while i != -1:
+                if needle.startswith(buf[i:]):
+                    cut = i
+                    break
+                i = buf.find(needle[0], i + 1, cut)
+        return cut

@@ -1,0 +1,138 @@
+"""What the `%a0` magic shows: bundles published with volatile values under the `a0` metadata key, the
+answer formats, errors as one line, and the lazy indirection to the inspector's renderings."""
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from a0nb.errors import A0Error
+
+_FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
+CODE_NOTE = "a0: the answer's code was inserted as the next cell"
+
+
+class Output:
+    """Publishes through one shell's display publisher (so any shell works, not only the singleton)."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    def publish(self, obj: Any, metadata: dict[str, Any] | None = None) -> None:
+        """Display a rendering object (or a raw mime bundle), merging `metadata` under `a0`."""
+        if isinstance(obj, dict):
+            data, md = obj, {}
+        else:
+            data, md = self.shell.display_formatter.format(obj)
+        md = dict(md or {})
+        if metadata:
+            md["a0"] = {**(md.get("a0") or {}), **metadata}
+        self.shell.display_pub.publish(data=data, metadata=md)
+
+    def error(self, exc: BaseException) -> None:
+        """One line of text/plain; the rest of a long message folds away in the HTML."""
+        name = type(exc).__name__
+        first, _, more = (str(exc).strip() or name).partition("\n")
+        extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
+        self.publish({"text/plain": f"{name}: {first}",
+                      "text/html": f'<div class="a0-error" style="color:#b00020"><b>{html.escape(name)}</b>: '
+                                   f"{html.escape(first)}{extra}</div>"}, {"error": name})
+
+    def note(self, text: str) -> None:
+        self.publish({"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"})
+
+    def answer(self, turn: Any, fmt: str, meta: dict[str, Any], live_shown: bool) -> None:
+        """`markdown` is the turn card (already there when the live view finished); the rest show the answer."""
+        text = turn.text
+        if fmt == "markdown":
+            if not live_shown:
+                self.publish(render("render_turn", turn), meta)
+        elif fmt == "text":
+            self.publish({"text/plain": text}, meta)
+        elif fmt == "html":
+            self.publish({"text/html": text, "text/plain": text}, meta)
+        elif fmt == "json":
+            self._json(text, meta)
+        else:
+            self.shell.set_next_input(code_of(text), replace=False)
+            self.publish({"text/plain": CODE_NOTE, "text/html": f"<i>{CODE_NOTE} ⬇</i>"}, meta)
+
+    def _json(self, text: str, meta: dict[str, Any]) -> None:
+        for candidate in (text, code_of(text)):
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            self.publish({"application/json": value if isinstance(value, (dict, list)) else {"value": value},
+                          "text/plain": json.dumps(value, indent=2, ensure_ascii=False)}, meta)
+            return
+        self.error(A0Error("the answer is not JSON (ask again, or use -f text)"))
+
+
+def turn_metadata(agent: Any, turn: Any) -> dict[str, Any]:
+    """Volatile facts of a turn (they go to output metadata, never into the rendered text)."""
+    calls = list(turn.calls)
+    tokens = sum(int(c.usage.get("total_tokens", 0) or 0) for c in calls)
+    costs = [c.cost for c in calls if c.cost is not None]
+    return {"turn": turn.index, "model": agent.model_spec("chat"), "calls": len(calls), "tokens": tokens,
+            "latency": round(sum(c.latency or 0.0 for c in calls), 4), "cost": sum(costs) if costs else None}
+
+
+def code_of(answer: str) -> str:
+    """The first fenced code block of an answer, else the whole answer."""
+    m = _FENCE.search(answer)
+    return (m.group(1) if m else answer).rstrip("\n")
+
+
+# -- the inspector, looked up lazily ------------------------------------------------------------------
+
+def render(name: str, *args: Any) -> Any:
+    """Call `a0nb.inspector.<name>`; a plain-text summary when the inspector is not available."""
+    try:
+        fn = getattr(importlib.import_module("a0nb.inspector"), name)
+    except (ImportError, AttributeError):
+        return _fallback(name, args)
+    return fn(*args)
+
+
+class _Text:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text, "text/html": f"<pre>{html.escape(self.text)}</pre>"}
+
+
+def _fallback(name: str, args: tuple[Any, ...]) -> _Text | None:
+    if name == "render_footer":
+        return None  # the footer is an extra: without the inspector there is none
+    first = args[0] if args else None
+    second = args[1] if len(args) > 1 else None
+    summaries: dict[str, Callable[[], str]] = {
+        "render_turn": lambda: f"{first!r}\n\n{getattr(first, 'text', '')}",
+        "render_call": lambda: f"call {first.index} ({first.role}, {first.model}): {first.tokens} tokens\n"
+                               f"{first.response}",
+        "render_diff": lambda: f"calls {first.index} → {second.index}: {first.tokens} → {second.tokens} tokens",
+        "render_paths": lambda: first.hierarchy.describe(),
+        "render_diagnostics": lambda: "\n".join(str(d) for d in first.diagnostics) or "no diagnostics",
+        "render_skills": lambda: "\n".join(sorted(first.skills())) or "no skills",
+        "render_tools": lambda: "\n".join(first.tools.available()) or "no tools",
+        "render_plugins": lambda: "\n".join(p.name for p in first.hierarchy.plugins) or "no plugins",
+        "render_history": lambda: f"{len(first.history.output())} history messages",
+        "render_extensions": lambda: "\n".join(f"{second}: {e.label}" for e in first.extensions.resolve(second))
+        if second else "(the inspector shows extensions per point)",
+        "export_trace": lambda: _export_jsonl(first, Path(second)),
+    }
+    make = summaries.get(name, lambda: f"({name}: the inspector is not available)")
+    return _Text(make())
+
+
+def _export_jsonl(agent: Any, path: Path) -> str:
+    from a0nb.engine.records import export_jsonl
+    return str(export_jsonl(agent.calls, path if path.suffix == ".jsonl" else path.with_suffix(".jsonl")))
+
+
+__all__ = ["Output", "render", "turn_metadata", "code_of"]
