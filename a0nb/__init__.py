@@ -48,7 +48,21 @@ def __getattr__(name: str) -> Any:
     import importlib
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
+    if module.startswith("a0nb.engine."):
+        _wire_turn_display()
     return value
+
+
+def _wire_turn_display() -> None:
+    """The package root wires the layers: a Turn displays through the inspector (loaded on first display)."""
+    from a0nb.engine.turn import Turn
+    if Turn.display is None:
+        Turn.display = _render_turn
+
+
+def _render_turn(turn: Any) -> Any:
+    from a0nb.inspector import render_turn
+    return render_turn(turn)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -204,7 +204,7 @@ def inspector_live() -> dict[str, int]:
     records = [bench_inspector.record(i, h, counter) for i in (1, 2, 3)]
     with tempfile.TemporaryDirectory() as tmp:
         agent = Agent(tmp, model=[json.dumps(records[0].tool_request)])
-        agent.history, agent._calls = h, list(records)
+        agent.history, agent.models.records = h, list(records)
         sent, card, calls_tab, history_tab = bench_inspector.live_traffic(agent, records)
     return {"sent": sent, "card": card, "calls_tab": calls_tab, "history_tab": history_tab}
 

@@ -110,7 +110,7 @@ def main() -> int:
     print(f"render_call  (1 call)     {stats(samples)}  html {len(r.html.encode()) / 1e6:.3f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         agent = Agent(tmp, model=[json.dumps(records[0].tool_request)])
-        agent.history, agent._calls = h, list(records)
+        agent.history, agent.models.records = h, list(records)
         samples, r = timed(lambda: render_history(agent))
         print(f"render_history            {stats(samples)}  html {len(r.html.encode()) / 1e6:.3f} MB")
         sent, card, calls_tab, history_tab = live_traffic(agent, records)

@@ -3,85 +3,46 @@ loop sequences — prompt preparation, model calls with call records, history ad
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import datetime as _dt
 import json
 import os
-import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
 from a0nb.engine.calls import ModelCalls
-from a0nb.engine.bridge import Bridge
-from a0nb.diagnostics import Diagnostics
-from a0nb.errors import A0Error, ConfigError, TurnInterrupted
-from a0nb.files.extensions import Extensions, extensible
+from a0nb.engine.control import TurnControl, cancelled
 from a0nb.engine.extract import ToolRequest
-from a0nb.providers.foreground import FOREGROUND
-from a0nb.files.hierarchy import Hierarchy
 from a0nb.engine.history import History, Message
 from a0nb.engine.jobs import Jobs
-from a0nb.files.loader import ModuleLoader
-from a0nb.files.roots import Root
-from a0nb.files.projects import Project, ProjectCache
-from a0nb.files.prompts import PromptEngine, Rendered, prompt_dirs
-from a0nb.providers.base import Provider
+from a0nb.engine.loop_data import Intervention, LoopData
+from a0nb.engine.protocols import Compactor
 from a0nb.engine.records import CallRecord
-from a0nb.files.secrets import Secrets
-from a0nb.settings import Settings, resolve
-from a0nb.engine.tokens import TokenCounter
+from a0nb.engine.shared import Shared, VersionedDict
+from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.engine.tool import Tool, ToolInfo, Tools
 from a0nb.engine.turn import Turn
+from a0nb.errors import A0Error, ConfigError, TurnInterrupted
+from a0nb.files.extensions import Extensions, extensible
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.loader import ModuleLoader
+from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
+from a0nb.files.projects import Project, ProjectCache
+from a0nb.files.prompts import PromptEngine, Rendered, prompt_dirs
+from a0nb.files.roots import Root
+from a0nb.files.secrets import Secrets
+from a0nb.files.skills import SkillIndex
+from a0nb.providers.base import ModelConfig, ModelReply, Provider
+from a0nb.providers.extension import LoadedExtension
+from a0nb.providers.foreground import FOREGROUND
+from a0nb.providers.registry import litellm_model_of
+from a0nb.settings import Settings, resolve
+
+__all__ = ["Agent", "Shared", "VersionedDict"]
 
 
-class VersionedDict(dict):  # type: ignore[type-arg]
-    """The `%config` settings layer: a dict that counts its changes, so settings re-resolve only then."""
-
-    version = 0
-
-    def _bump(self) -> None:
-        self.version += 1
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        super().__setitem__(key, value)
-        self._bump()
-
-    def __delitem__(self, key: Any) -> None:
-        super().__delitem__(key)
-        self._bump()
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        super().update(*args, **kwargs)
-        self._bump()
-
-    def pop(self, *args: Any) -> Any:
-        self._bump()
-        return super().pop(*args)
-
-    def clear(self) -> None:
-        super().clear()
-        self._bump()
-
-
-@dataclass
-class Shared:
-    """What an agent and its subordinates share: the loop bridge, models, namespace, records counter."""
-
-    workdir: Path
-    home: Path | None
-    namespace: dict[str, Any]
-    bridge: Bridge = field(default_factory=Bridge)
-    providers: dict[str, Provider] = field(default_factory=dict)
-    counter: TokenCounter = field(default_factory=TokenCounter)
-    call_index: int = 0
-    magic_settings: "VersionedDict" = field(default_factory=lambda: VersionedDict())
-    approver: Callable[[str, str], bool] | None = None
-    data: dict[str, Any] = field(default_factory=dict)  # chat-wide data (the loaded-skill ledger lives here)
-
-
-class Agent(ModelCalls):
+class Agent:
     """Agent Zero's agent, in a notebook folder. `ask()` runs one user message to an answer."""
 
     def __init__(self, workdir: str | Path = ".", model: str | Sequence[Any] | None = None, *,
@@ -95,7 +56,7 @@ class Agent(ModelCalls):
         self.shared = _shared or Shared(workdir, Path(home) if home else None, namespace if namespace is not None else {})
         self.superior = _superior
         self.subordinate: Agent | None = None
-        self.number = 0 if _superior is None else _superior.number + 1
+        self.number: int = 0 if _superior is None else _superior.number + 1
         self.diagnostics = Diagnostics()
         self.hierarchy = Hierarchy(workdir, profile, home=self.shared.home, diagnostics=self.diagnostics,
                                    entry_points=entry_points)
@@ -105,18 +66,20 @@ class Agent(ModelCalls):
         self.prompts = PromptEngine(prompt_dirs(self.hierarchy.roots), self.diagnostics)
         self.prompts.trust_listings = True
         self._prompt_generation = self.hierarchy.generation
-        self._projects = ProjectCache(self.diagnostics, home=self.shared.home) if _accepts_home() else ProjectCache(self.diagnostics)
+        self._projects = ProjectCache(self.diagnostics, home=self.shared.home)
         self._arguments = {"model": model if isinstance(model, str) else None, "utility_model": utility_model,
                            **(settings or {})}
-        self._model_list = None if model is None or isinstance(model, str) else list(model)
+        self.models = ModelCalls(self)
+        self.models.model_list = None if model is None or isinstance(model, str) else list(model)
         self.history = History()
-        self.data: dict[str, Any] = {}
+        self.data: dict[str, Any] = {}  # free-form agent data for extensions (Agent Zero's get_data/set_data)
+        self.compactor: Compactor | None = None  # set by the agent_init extension _20_compactor
+        self.tool_prompt_kwargs: dict[str, dict[str, Any]] = {}  # per tool prompt file: its variables
         self.turns: list[Turn] = []
-        self._calls: list[CallRecord] = []
         self.last_user_message: Message | None = None
         self.intervention: str | None = None
-        self.current_record: CallRecord | None = None
         self.jobs = Jobs()
+        self.control = TurnControl()
         self._secrets: tuple[object, Secrets] | None = None
         self._settings: tuple[object, Settings] | None = None
         self._settings_version = 0
@@ -150,7 +113,16 @@ class Agent(ModelCalls):
 
     @property
     def calls(self) -> list[CallRecord]:
-        return list(self._calls)
+        return list(self.models.records)
+
+    @property
+    def current_record(self) -> CallRecord | None:
+        """The chat call in progress (or the last one)."""
+        return self.models.current
+
+    @property
+    def superior_record(self) -> CallRecord | None:
+        return self.superior.models.current if self.superior is not None else None
 
     @property
     def settings(self) -> Settings:
@@ -169,25 +141,21 @@ class Agent(ModelCalls):
         """Change settings for this agent (the call-argument layer)."""
         self._arguments.update(values)
         self._settings_version += 1
-        if "model" in values or "utility_model" in values:
-            if "model" in values and self._model_list is not None:
-                # the provider is cached by id() of the list, and the next list may reuse a freed list's id
-                self.shared.providers.pop(f"list:{id(self._model_list)}", None)
-            if "model" in values and not isinstance(values["model"], str) and values["model"] is not None:
-                self._model_list, self._arguments["model"] = list(values["model"]), None
-            elif "model" in values:
-                self._model_list = None
+        if "model" in values:
+            self.models.forget_model_list()
+            if not isinstance(values["model"], str) and values["model"] is not None:
+                self.models.model_list, self._arguments["model"] = list(values["model"]), None
+            else:
+                self.models.model_list = None
         self.hierarchy.refresh()
         if "model" in values:
             self._warm()
 
     def _warm(self) -> None:
         """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
-        from a0nb.engine.tokens import load_encoder, warm_in_background
-        from a0nb.providers.registry import litellm_model_of
         spec = self.model_spec("chat")
         # a `providers/` class owns a `prefix:`; only a spec with a colon needs them looked up
-        model = litellm_model_of(spec, self._custom_providers() if ":" in spec else ())
+        model = litellm_model_of(spec, self.models.custom_providers() if ":" in spec else ())
         if model is not None:
             # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
             # (tiktoken among them) that the encoder's load then waits for
@@ -197,14 +165,12 @@ class Agent(ModelCalls):
         warm_in_background()  # (returns at once when the encoder is loaded or loading)
 
     def set_profile(self, profile: str) -> None:
-        from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
         available = discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
         if profile not in available:
             raise ConfigError(unknown_profile_message(profile, available))
         self.hierarchy.set_profile(profile)
 
     def profiles(self) -> dict[str, Any]:
-        from a0nb.files.profiles import agents_dirs, discover_profiles
         return self.hierarchy.memo(("profiles",), lambda: discover_profiles(agents_dirs(self.hierarchy.roots),
                                                                             self.diagnostics))
 
@@ -219,13 +185,7 @@ class Agent(ModelCalls):
 
     def interrupt(self) -> None:
         """Stop the running turn at its next checkpoint (thread-safe)."""
-        event = getattr(self, "_cancel", None)
-        if event is not None:
-            event.set()
-        task = getattr(self, "_task", None)
-        loop_ = getattr(self, "_task_loop", None)
-        if task is not None and loop_ is not None and not task.done():
-            loop_.call_soon_threadsafe(task.cancel)
+        self.control.interrupt()
 
     async def ask_async(self, message: str, *, attachments: Sequence[Any] = (), history: bool = True) -> Turn:
         turn = Turn(index=len(self.turns) + 1, message=message)
@@ -233,12 +193,7 @@ class Agent(ModelCalls):
         saved = None
         if not history:
             saved, self.history = self.history, History()
-        self._task = asyncio.current_task()
-        self._task_loop = asyncio.get_running_loop()
-        # Each turn has its own cancel flag (inherited by subordinates and jobs through the context), so a
-        # turn that outlived an interrupt can never be revived by the next one.
-        self._cancel = threading.Event()
-        cancel_token = _CANCEL.set(self._cancel)
+        self.control.start()
         with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
             try:
                 self.refresh()
@@ -246,30 +201,35 @@ class Agent(ModelCalls):
                 turn.text = await self.monologue()
             except (asyncio.CancelledError, TurnInterrupted) as exc:
                 turn.interrupted, turn.error = True, "interrupted by the user"
-                await loop.handle_interrupt(self, getattr(self, "_streamed", ""))
+                await loop.handle_interrupt(self, self.models.streamed)
                 raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
             except A0Error as exc:
                 turn.error = str(exc)
                 exc.turn = turn  # type: ignore[attr-defined]
                 raise
             finally:
-                _CANCEL.reset(cancel_token)
-                self._task = None
-                turn.calls = [c for c in self._calls if c.turn == turn.index]
+                self.control.end()
+                turn.calls = [c for c in self.models.records if c.turn == turn.index]
                 if saved is not None:
                     self.history = saved
                 await self.fire("process_chain_end", data={"turn": turn})
         return turn
 
     def reset(self) -> None:
-        """Forget the conversation: history, agent data, turns and records; scripted models restart."""
+        """Forget the conversation: history, agent data, turns, records and background jobs (cancelled);
+        scripted models restart."""
+        self.jobs.cancel_all()
         self.history = History()
         self.data.clear()
+        self.compactor, self.tool_prompt_kwargs = None, {}
         self.turns.clear()
-        self._calls.clear()
+        self.models.records.clear()
+        self.models.current = None
         self.last_user_message = None
         self.shared.providers.clear()
-        self.shared.data.pop("loaded_skills", None)
+        self.shared.loaded_skills.clear()
+        if self.subordinate is not None:
+            self.subordinate.jobs.cancel_all()
         self.subordinate = None
         self.extensions.call_sync("agent_init", self)
 
@@ -302,9 +262,8 @@ class Agent(ModelCalls):
     async def monologue(self) -> str:
         return await loop.monologue(self)
 
-    def checkpoint(self, ld: loop.LoopData | None = None) -> None:
-        event = _CANCEL.get()
-        if event is not None and event.is_set():
+    def checkpoint(self, ld: LoopData | None = None) -> None:
+        if cancelled():
             raise TurnInterrupted("interrupted")
         if self.intervention is not None and ld is not None:
             self._take_intervention(ld)
@@ -313,18 +272,18 @@ class Agent(ModelCalls):
         """Send a message to a running turn; it is taken at the next checkpoint (Agent Zero's intervention)."""
         self.intervention = message
 
-    def _take_intervention(self, ld: loop.LoopData) -> None:
+    def _take_intervention(self, ld: LoopData) -> None:
         text, self.intervention = self.intervention, None
         tool = ld.current_tool
         if tool is not None and tool.progress:
             self.history.add(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
-        if getattr(self, "_streamed", ""):
-            self.hist_add_ai_response(self._streamed)
-            self._streamed = ""
+        if self.models.streamed:
+            self.hist_add_ai_response(self.models.streamed)
+            self.models.streamed = ""
         self.history.new_topic()
         content = self.parse_prompt("fw.intervention.md", message=text, attachments=[], system_message=[])
         self.hist_add_message(False, _drop_empty(content), "intervention")
-        raise loop.Intervention()
+        raise Intervention()
 
     # -- prompts --------------------------------------------------------------------------------
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
@@ -337,13 +296,13 @@ class Agent(ModelCalls):
         return self.prompts.parse(name, agent=self, **kwargs)
 
     @extensible
-    async def get_system_prompt(self, ld: loop.LoopData) -> list[str]:
+    async def get_system_prompt(self, ld: LoopData) -> list[str]:
         system: list[str] = []
         ld.system_origin = {}
         await self.fire("system_prompt", system_prompt=system, loop_data=ld)
         return system
 
-    async def prepare_prompt(self, ld: loop.LoopData) -> list[dict[str, Any]]:
+    async def prepare_prompt(self, ld: LoopData) -> list[dict[str, Any]]:
         self.refresh()
         await self.fire("message_loop_prompts_before", loop_data=ld)
         ld.system = await self.get_system_prompt(ld)
@@ -353,8 +312,31 @@ class Agent(ModelCalls):
         extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
         messages, parts = composition.build(ld, extras_message, extras, self.shared.counter, self._part_cache)
         ld.extras_temporary.clear()
-        ld.record = self._new_record("chat", messages, parts, ld.iteration, self.model_spec("chat"))
+        ld.record = self.models.new_record("chat", messages, parts, ld.iteration)
         return messages
+
+    # -- model calls (held by `self.models`) -------------------------------------------------------
+    def model_spec(self, role: str = "chat") -> str:
+        return self.models.spec(role)
+
+    def model_config(self, role: str = "chat") -> ModelConfig:
+        return self.models.config(role)
+
+    def provider(self, role: str = "chat") -> Provider:
+        return self.models.provider(role)
+
+    def provider_extensions(self) -> list[LoadedExtension]:
+        return self.models.provider_extensions()
+
+    async def call_chat_model(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
+        return await self.models.chat(ld, messages)
+
+    async def call_utility_model(self, system: str, message: str, purpose: str = "summary") -> str | None:
+        """A utility call (summaries, compaction); None when no utility model is configured."""
+        return await self.models.utility(system, message, purpose)
+
+    async def finish_record(self, ld: LoopData) -> None:
+        await self.models.finish_record(ld)
 
     # -- history ----------------------------------------------------------------------------------
     def hist_add_message(self, ai: bool, content: Any, kind: str = "other", **metadata: Any) -> Message:
@@ -388,7 +370,7 @@ class Agent(ModelCalls):
         return msg["message"]
 
     # -- tools ------------------------------------------------------------------------------------
-    def get_tool(self, request: ToolRequest, message: str, ld: loop.LoopData) -> Tool:
+    def get_tool(self, request: ToolRequest, message: str, ld: LoopData) -> Tool:
         try:
             info = self.tools.resolve(request.tool_name)
         except OSError:  # a name the file system refuses (e.g. longer than 255 bytes) names no tool file
@@ -426,13 +408,13 @@ class Agent(ModelCalls):
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
-        from a0nb.files.skills import SkillIndex
-        index = self.shared.data.setdefault("_skill_index", SkillIndex(self.diagnostics))
-        return index.get(self.hierarchy.labelled("skills"))
+        if self.shared.skill_index is None:
+            self.shared.skill_index = SkillIndex(self.diagnostics)
+        return self.shared.skill_index.get(self.hierarchy.labelled("skills"))
 
     def loaded_skills(self) -> list[str]:
         """The loaded-skill ledger (names, oldest first), shared by the agent and its subordinates."""
-        return self.shared.data.setdefault("loaded_skills", [])
+        return self.shared.loaded_skills
 
     def mask(self, value: Any) -> Any:
         secrets = self.secrets
@@ -455,20 +437,14 @@ class Agent(ModelCalls):
         if self.subordinate is None or reset or (profile and self.subordinate.profile != profile):
             self.subordinate = Agent(self.workdir, profile=profile or self.profile, settings=dict(self._arguments),
                                      _superior=self, _shared=self.shared)
-            self.subordinate._model_list = self._model_list
+            self.subordinate.models.model_list = self.models.model_list
         return self.subordinate
 
     def __repr__(self) -> str:
         return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
 
 
-_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("a0nb_cancel", default=None)
 _ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
-
-
-def _accepts_home() -> bool:
-    import inspect
-    return "home" in inspect.signature(ProjectCache).parameters
 
 
 def _drop_empty(content: Any) -> Any:

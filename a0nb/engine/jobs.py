@@ -52,7 +52,9 @@ class Jobs:
                 j.status = "delivered"
         return out
 
-    def cancel_all(self) -> None:
-        for j in self._jobs.values():
-            if j.task is not None and not j.task.done():
-                j.task.cancel()
+    def cancel_all(self) -> list["asyncio.Task[Any]"]:
+        """Cancel every running job (from any thread: the cancel is posted to the job's own loop)."""
+        running = [j.task for j in self._jobs.values() if j.task is not None and not j.task.done()]
+        for task in running:
+            task.get_loop().call_soon_threadsafe(task.cancel)
+        return running

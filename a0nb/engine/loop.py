@@ -4,46 +4,16 @@ extensions; this module only sequences the points."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from a0nb.errors import A0Error, Misformat, RepairableError, TurnError, TurnInterrupted
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
-from a0nb.engine.records import CallRecord
-from a0nb.engine.tool import Response
-
-if TYPE_CHECKING:
-    from a0nb.engine.agent import Agent
-    from a0nb.engine.history import Message, OutputItem
-    from a0nb.engine.tool import Tool
+from a0nb.engine.loop_data import Intervention, LoopData
+from a0nb.engine.protocols import LoopAgent
+from a0nb.engine.tool import Response, Tool
+from a0nb.errors import A0Error, Misformat, RepairableError, TurnError, TurnInterrupted
 
 
-@dataclass
-class LoopData:
-    """State of one monologue; fields as in Agent Zero, plus the provenance of extras and sections."""
-
-    user_message: "Message | None" = None
-    iteration: int = -1
-    system: list[str] = field(default_factory=list)
-    history_output: "list[OutputItem]" = field(default_factory=list)
-    extras_temporary: dict[str, Any] = field(default_factory=dict)
-    extras_persistent: dict[str, Any] = field(default_factory=dict)
-    last_response: str = ""
-    params_temporary: dict[str, Any] = field(default_factory=dict)
-    params_persistent: dict[str, Any] = field(default_factory=dict)
-    current_tool: "Tool | None" = None
-    extras_origin: dict[str, Any] = field(default_factory=dict)
-    system_origin: dict[int, Any] = field(default_factory=dict)
-    record: CallRecord | None = None
-    streamed: str = ""
-    no_progress: int = 0
-
-
-class Intervention(Exception):
-    """Raised at a checkpoint when the user sent a message while the agent was running."""
-
-
-async def monologue(agent: "Agent") -> str:
+async def monologue(agent: LoopAgent) -> str:
     """Loop passes until a tool ends the turn (`break_loop`), with Agent Zero's restart on intervention."""
     while True:
         ld = LoopData(user_message=agent.last_user_message)
@@ -59,7 +29,7 @@ async def monologue(agent: "Agent") -> str:
             await agent.fire("monologue_end", loop_data=ld)
 
 
-async def loop_pass(agent: "Agent", ld: LoopData) -> str | None:
+async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
     ld.iteration += 1
     ld.params_temporary = {}
     if ld.iteration >= agent.settings.max_iterations:
@@ -83,7 +53,7 @@ async def loop_pass(agent: "Agent", ld: LoopData) -> str | None:
         await agent.fire("message_loop_end", loop_data=ld)
 
 
-async def handle_reply(agent: "Agent", ld: LoopData, text: str, tool_calls: list[dict[str, Any]]) -> str | None:
+async def handle_reply(agent: LoopAgent, ld: LoopData, text: str, tool_calls: list[dict[str, Any]]) -> str | None:
     """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker)."""
     request: ToolRequest | Misformat
     if tool_calls and not first_closed_object(text or ""):
@@ -110,7 +80,7 @@ async def handle_reply(agent: "Agent", ld: LoopData, text: str, tool_calls: list
     return await run_tool(agent, ld, request, text)
 
 
-def _no_progress(agent: "Agent", ld: LoopData, text: str, reason: str) -> None:
+def _no_progress(agent: LoopAgent, ld: LoopData, text: str, reason: str) -> None:
     """The circuit breaker Agent Zero lacks: N replies in a row without a valid, new tool request."""
     ld.no_progress += 1
     if ld.no_progress >= agent.settings.misformat_limit:
@@ -119,7 +89,7 @@ def _no_progress(agent: "Agent", ld: LoopData, text: str, reason: str) -> None:
                         f"(last problem: {reason}). Its last reply was:\n{quoted}")
 
 
-async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: str) -> str | None:
+async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message: str) -> str | None:
     """Agent Zero's tool lifecycle (reference §2.5); tool exceptions go back to the model."""
     tool = agent.get_tool(request, message, ld)
     ld.current_tool = tool
@@ -150,7 +120,7 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
         ld.current_tool = None
 
 
-async def _execute(agent: "Agent", tool: "Tool", args: dict[str, Any], name: str) -> Response:
+async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str) -> Response:
     """`tool.execute` under the tool_timeout setting (0 = none); a tool that hangs is left behind, the loop goes on."""
     limit = agent.settings.tool_timeout
     if not limit:
@@ -162,7 +132,7 @@ async def _execute(agent: "Agent", tool: "Tool", args: dict[str, Any], name: str
                                 "(setting tool_timeout / A0NB_TOOL_TIMEOUT)")
 
 
-async def handle_interrupt(agent: "Agent", ld_streamed: str) -> None:
+async def handle_interrupt(agent: LoopAgent, ld_streamed: str) -> None:
     """Leave history consistent after an interrupt: keep the partial reply, say it was interrupted."""
     if ld_streamed.strip():
         agent.hist_add_ai_response(ld_streamed)

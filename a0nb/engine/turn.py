@@ -3,7 +3,7 @@ and the transcript built from the call records."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from a0nb.engine.records import CallRecord
 
@@ -18,6 +18,12 @@ class Step:
     result: str | None
 
 
+class TurnDisplay(Protocol):
+    """A turn's rich display (text/plain + HTML with metadata), as IPython's `_repr_mimebundle_` returns it."""
+
+    def __call__(self, turn: "Turn") -> Any: ...
+
+
 @dataclass
 class Turn:
     index: int
@@ -27,6 +33,9 @@ class Turn:
     error: str | None = None
     interrupted: bool = False
     compactions: list[Any] = field(default_factory=list)
+    # The rich display is drawn by the inspector, a layer above the engine: it registers itself here
+    # (`a0nb.inspector` on import; `import a0nb` wires a lazy one). Without it a turn shows as text.
+    display: ClassVar[TurnDisplay | None] = None
 
     @property
     def ok(self) -> bool:
@@ -48,5 +57,6 @@ class Turn:
         return f"Turn({self.index}, {status}, {len(self.calls)} calls, text={self.text[:60]!r})"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from a0nb.inspector import render_turn
-        return render_turn(self)
+        if Turn.display is None:
+            return {"text/plain": repr(self)}
+        return Turn.display(self)

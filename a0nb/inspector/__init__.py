@@ -12,6 +12,9 @@ from a0nb.inspector.panels import (render_diagnostics, render_extensions, render
                      render_prompt, render_skills, render_tools)
 from a0nb.inspector.svg import composition_chart, history_chart
 from a0nb.inspector.views import render_call, render_diff, render_turn
+from a0nb.engine.turn import Turn
+
+Turn.display = render_turn  # a turn in a notebook shows through the inspector (the engine cannot import it)
 
 __all__ = [
     "Rendering", "PathStyle", "CallDiff", "diff_calls", "render_turn", "render_call", "render_diff", "render_prompt",

@@ -5,4 +5,4 @@ from a0nb.ext import compactor
 
 class Compactor(Extension):
     def execute(self, **kwargs):
-        self.agent.data["_compactor"] = compactor
+        self.agent.compactor = compactor

@@ -1,5 +1,5 @@
 """System section: every tool's prompt fragment (agent.system.tool.*.md, highest copy wins, sorted
-by file name, with per-file variables from agent.data["_tool_prompt_kwargs"]), plus generated
+by file name, with per-file variables from agent.tool_prompt_kwargs), plus generated
 fragments for function and plugin tools, wrapped by agent.system.tools.md."""
 from a0nb.ext import Extension, extensible
 from a0nb.ext import Section
@@ -9,7 +9,7 @@ PREFIX, SUFFIX = "agent.system.tool.", ".md"
 
 @extensible
 def build_prompt(agent):
-    per_file = agent.data.get("_tool_prompt_kwargs", {})
+    per_file = agent.tool_prompt_kwargs
     texts, sources, covered = [], [], set()
     for name, _dir in agent.prompts.names(PREFIX + "*" + SUFFIX):
         rendered = agent.render_prompt(name, **per_file.get(name, {}))

@@ -79,7 +79,7 @@ def test_per_file_tool_prompt_kwargs(nb: Path) -> None:
     ext.mkdir(parents=True)
     (ext / "_09_kwargs.py").write_text(
         "from a0nb import Extension\nclass K(Extension):\n    def execute(self, **kw):\n"
-        "        self.agent.data['_tool_prompt_kwargs'] = {'agent.system.tool.custom.md': {'limit': 7}}\n")
+        "        self.agent.tool_prompt_kwargs = {'agent.system.tool.custom.md': {'limit': 7}}\n")
     agent = Agent(nb, model=[answer("ok")])
     assert "limit is 7" in agent.ask("x").calls[0].messages[0]["content"]
 

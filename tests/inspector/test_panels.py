@@ -67,7 +67,7 @@ def test_skills_available_loaded_recalled_reattached(scripted: tuple[Any, Any]) 
                  len(last.messages) - 1, "set by _63", (), "_63_recall_relevant_skills", "temporary")
     skill = Part("skill", "skill: rows-helper", "Use head() first.", 5, len(last.messages) - 1,
                  "skill rows-helper reattached after compaction", (), "_65_include_loaded_skills", "reattached")
-    agent._calls[-1] = dataclasses.replace(last, parts=[*last.parts, extra, skill])
+    agent.models.records[-1] = dataclasses.replace(last, parts=[*last.parts, extra, skill])
     r = render_skills(agent)
     assert "1 loaded, 1 reattached" in r.text.splitlines()[0]
     assert "reattached: rows-helper (5 tokens)" in r.text and "loaded: rows-helper" in r.text
