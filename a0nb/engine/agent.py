@@ -2,16 +2,15 @@
 loop sequences — prompt preparation, model calls with call records, history adds, tool lookup."""
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 import json
-import os
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
 from a0nb.engine.calls import ModelCalls
+from a0nb.engine.config import AgentSettings, ProjectState, warm_up
 from a0nb.engine.control import TurnControl, cancelled
 from a0nb.engine.extract import ToolRequest
 from a0nb.engine.history import History, Message
@@ -20,7 +19,6 @@ from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.protocols import Compactor
 from a0nb.engine.records import CallRecord
 from a0nb.engine.shared import Shared, VersionedDict
-from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.engine.tool import Tool, ToolInfo, Tools
 from a0nb.engine.turn import Turn
 from a0nb.errors import A0Error, ConfigError, TurnInterrupted
@@ -28,16 +26,14 @@ from a0nb.files.extensions import Extensions, extensible
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.loader import ModuleLoader
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
-from a0nb.files.projects import Project, ProjectCache
+from a0nb.files.projects import Project
 from a0nb.files.prompts import PromptEngine, Rendered, prompt_dirs
 from a0nb.files.roots import Root
 from a0nb.files.secrets import Secrets
 from a0nb.files.skills import SkillIndex
 from a0nb.providers.base import ModelConfig, ModelReply, Provider
 from a0nb.providers.extension import LoadedExtension
-from a0nb.providers.foreground import FOREGROUND
-from a0nb.providers.registry import litellm_model_of
-from a0nb.settings import Settings, resolve
+from a0nb.settings import Settings
 
 __all__ = ["Agent", "Shared", "VersionedDict"]
 
@@ -66,9 +62,10 @@ class Agent:
         self.prompts = PromptEngine(prompt_dirs(self.hierarchy.roots), self.diagnostics)
         self.prompts.trust_listings = True
         self._prompt_generation = self.hierarchy.generation
-        self._projects = ProjectCache(self.diagnostics, home=self.shared.home)
-        self._arguments = {"model": model if isinstance(model, str) else None, "utility_model": utility_model,
-                           **(settings or {})}
+        self.project_state = ProjectState(self.diagnostics, self.shared.home)
+        self.config = AgentSettings(self.hierarchy, self.diagnostics, self.shared.magic_settings,
+                                    {"model": model if isinstance(model, str) else None,
+                                     "utility_model": utility_model, **(settings or {})})
         self.models = ModelCalls(self)
         self.models.model_list = None if model is None or isinstance(model, str) else list(model)
         self.history = History()
@@ -80,12 +77,7 @@ class Agent:
         self.intervention: str | None = None
         self.jobs = Jobs()
         self.control = TurnControl()
-        self._secrets: tuple[object, Secrets] | None = None
-        self._settings: tuple[object, Settings] | None = None
-        self._settings_version = 0
         self._part_cache: dict[int, Any] = {}
-        self._env_seen: tuple[str | None, ...] = ()
-        self._project: Project | None = None
         try:  # agent_init extensions already run under the configured extension_timeout
             self.settings
         except (A0Error, ValueError, TypeError):
@@ -126,25 +118,17 @@ class Agent:
 
     @property
     def settings(self) -> Settings:
-        key = (self.hierarchy.generation, self._settings_version, self.shared.magic_settings.version)
-        if self._settings is None or self._settings[0] != key:
-            self._settings = (key, self._resolve_settings())
-            self.extensions.timeout = self._settings[1].extension_timeout or None
-        return self._settings[1]
-
-    def _resolve_settings(self) -> Settings:
-        profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
-        return resolve(self.workdir, profile_dirs, self.diagnostics, magic=self.shared.magic_settings,
-                       arguments=self._arguments)
+        settings = self.config.get()
+        self.extensions.timeout = settings.extension_timeout or None
+        return settings
 
     def configure(self, **values: Any) -> None:
         """Change settings for this agent (the call-argument layer)."""
-        self._arguments.update(values)
-        self._settings_version += 1
+        self.config.update(values)
         if "model" in values:
             self.models.forget_model_list()
             if not isinstance(values["model"], str) and values["model"] is not None:
-                self.models.model_list, self._arguments["model"] = list(values["model"]), None
+                self.models.model_list, self.config.arguments["model"] = list(values["model"]), None
             else:
                 self.models.model_list = None
         self.hierarchy.refresh()
@@ -152,17 +136,7 @@ class Agent:
             self._warm()
 
     def _warm(self) -> None:
-        """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
-        spec = self.model_spec("chat")
-        # a `providers/` class owns a `prefix:`; only a spec with a colon needs them looked up
-        model = litellm_model_of(spec, self.models.custom_providers() if ":" in spec else ())
-        if model is not None:
-            # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
-            # (tiktoken among them) that the encoder's load then waits for
-            from a0nb.providers.litellm_provider import warm_import_in_background
-            if warm_import_in_background(first=load_encoder, model=model):
-                return
-        warm_in_background()  # (returns at once when the encoder is loaded or loading)
+        warm_up(self.model_spec("chat"), self.models.custom_providers)
 
     def set_profile(self, profile: str) -> None:
         available = discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
@@ -190,30 +164,7 @@ class Agent:
     async def ask_async(self, message: str, *, attachments: Sequence[Any] = (), history: bool = True) -> Turn:
         turn = Turn(index=len(self.turns) + 1, message=message)
         self.turns.append(turn)
-        saved = None
-        if not history:
-            saved, self.history = self.history, History()
-        self.control.start()
-        with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
-            try:
-                self.refresh()
-                self.hist_add_user_message(message, attachments=attachments)
-                turn.text = await self.monologue()
-            except (asyncio.CancelledError, TurnInterrupted) as exc:
-                turn.interrupted, turn.error = True, "interrupted by the user"
-                await loop.handle_interrupt(self, self.models.streamed)
-                raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
-            except A0Error as exc:
-                turn.error = str(exc)
-                exc.turn = turn  # type: ignore[attr-defined]
-                raise
-            finally:
-                self.control.end()
-                turn.calls = [c for c in self.models.records if c.turn == turn.index]
-                if saved is not None:
-                    self.history = saved
-                await self.fire("process_chain_end", data={"turn": turn})
-        return turn
+        return await loop.run_turn(self, turn, attachments, history)
 
     def reset(self) -> None:
         """Forget the conversation: history, agent data, turns, records and background jobs (cancelled);
@@ -242,10 +193,8 @@ class Agent:
     def refresh(self) -> None:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()
-        self._project = None  # re-read (cheaply, from its cache) once per step
-        env = tuple(os.environ.get(k) for k in _ENV_KEYS)
-        if env != self._env_seen:  # A0NB_* variables are a settings layer: re-resolve when they change
-            self._env_seen, self._settings = env, None
+        self.project_state.invalidate()  # re-read (cheaply, from its cache) once per step
+        self.config.watch_environment()
         if self._prompt_generation != self.hierarchy.generation:
             self.prompts.set_dirs(prompt_dirs(self.hierarchy.roots))
             self.prompts.invalidate()
@@ -395,16 +344,11 @@ class Agent:
     # -- project, secrets, clock ------------------------------------------------------------------------
     @property
     def project(self) -> Project:
-        if self._project is None:
-            self._project = self._projects.get(self.workdir)
-        return self._project
+        return self.project_state.project(self.workdir)
 
     @property
     def secrets(self) -> Secrets:
-        project = self.project
-        if self._secrets is None or self._secrets[0] is not project:
-            self._secrets = (project, Secrets.load(list(project.secrets_files), self.diagnostics))
-        return self._secrets[1]
+        return self.project_state.secrets(self.workdir)
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
@@ -421,13 +365,7 @@ class Agent:
         return secrets.mask(value) if secrets else value
 
     def now(self) -> _dt.datetime:
-        frozen = self.settings.frozen_time or os.environ.get("A0NB_FROZEN_TIME")
-        if frozen:
-            try:
-                return _dt.datetime.fromisoformat(frozen)
-            except ValueError:
-                raise ConfigError(f"frozen_time {frozen!r} is not an ISO date-time like 2026-01-31T09:30:00") from None
-        return _dt.datetime.now().replace(microsecond=0)
+        return self.config.now()
 
     async def run_on_main(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run `fn` on the thread that called `ask()` (user code, approval prompts)."""
@@ -435,7 +373,7 @@ class Agent:
 
     def subordinate_agent(self, profile: str | None = None, reset: bool = False) -> "Agent":
         if self.subordinate is None or reset or (profile and self.subordinate.profile != profile):
-            self.subordinate = Agent(self.workdir, profile=profile or self.profile, settings=dict(self._arguments),
+            self.subordinate = Agent(self.workdir, profile=profile or self.profile, settings=dict(self.config.arguments),
                                      _superior=self, _shared=self.shared)
             self.subordinate.models.model_list = self.models.model_list
         return self.subordinate
@@ -444,7 +382,6 @@ class Agent:
         return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
 
 
-_ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
 
 
 def _drop_empty(content: Any) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
-from a0nb.engine.history import OutputItem, to_chat_messages
+from a0nb.engine.chat_messages import to_chat_messages
+from a0nb.engine.history import OutputItem
 from a0nb.engine.records import Part
 
 if TYPE_CHECKING:

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from a0nb.engine.dirty_scan import decode, escape_boundary, match_run, read_bare, scalar, skip_blank
+
 __all__ = ["DirtyJson", "parse_dirty", "try_parse", "MAX_DEPTH"]
 
 # Deeper values are refused: callers json.dumps or compare them, and those recurse in C.
@@ -14,10 +16,6 @@ MAX_DEPTH = 256
 _KEY, _COLON, _VALUE, _COMMA = range(4)
 _QUOTES = "\"'`"
 _ROOT_START = re.compile(r'[{\["]')
-_BLANK = re.compile(r"\s+")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_WORD = re.compile(r"[+-]?[A-Za-z]+")
-_UNQUOTED = re.compile(r"[^,:}\]]*")
 _UNQUOTED_KEY = re.compile(r"[^,:{}\[\]]*")
 # Fast paths; the lookahead insists on a following delimiter so a token cut by a chunk never matches.
 _PLAIN_KEY = re.compile(r'"(?!"")([^"\\]*)"\s*:')
@@ -25,15 +23,6 @@ _PLAIN_VALUE = re.compile(
     r'(?:(-?(?:0|[1-9][0-9]{0,17}))|"(?!"")([^"\\]*)"|\'(?!\'\')([^\'\\]*)\')\s*(?=[,}\]])(,\s*)?'
 )
 _RUNS = {q: re.compile(rf"[^{q}\\]*(?:\\.[^{q}\\]*)*", re.S) for q in _QUOTES}
-_ESCAPE = re.compile(
-    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S
-)
-_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
-_SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_WORDS: dict[str, Any] = {
-    "true": True, "false": False, "null": None, "none": None, "undefined": None,
-    "nan": float("nan"), "infinity": float("inf"), "+infinity": float("inf"), "-infinity": float("-inf"),
-}
 
 
 class _Frame:
@@ -42,7 +31,7 @@ class _Frame:
     __slots__ = ("box", "is_dict", "state", "key")
 
     def __init__(self, box: dict[str, Any] | list[Any]) -> None:
-        self.box = box
+        self.box: Any = box  # a dict when `is_dict` (checked once here, not on every item)
         self.is_dict = isinstance(box, dict)
         self.state = _KEY if self.is_dict else _VALUE
         self.key = ""
@@ -77,7 +66,7 @@ class DirtyJson:
             return self.value
         self._undo_provisional()
         self._buf += text
-        pos = self._run()
+        pos = self.match_run()
         if not self.completed and not self.too_deep:
             self._provide(self._pending)
         self._offset += pos
@@ -86,7 +75,7 @@ class DirtyJson:
 
     # -- the state machine -------------------------------------------------------------------
 
-    def _run(self) -> int:
+    def match_run(self) -> int:
         buf, n = self._buf, len(self._buf)
         i = 0
         self._pending = -1
@@ -95,7 +84,7 @@ class DirtyJson:
                 return n
             c = buf[i]
             if self._started and (c.isspace() or c == "/"):  # before the root, text is just prose
-                j = _skip_blank(buf, i)
+                j = skip_blank(buf, i)
                 if j < 0 or j >= n:
                     return i if j < 0 else n
                 i = j
@@ -137,7 +126,7 @@ class DirtyJson:
             return self._key(frame, buf, i)
         if frame.state == _COLON:
             if c == ",":  # a key without a value
-                frame.box[frame.key] = None  # type: ignore[index]
+                frame.box[frame.key] = None
                 frame.state = _KEY
                 return i + 1
             frame.state = _VALUE
@@ -157,7 +146,7 @@ class DirtyJson:
         if c in _QUOTES:
             read = self._string(buf, i)
         else:
-            match = _UNQUOTED_KEY.match(buf, i)
+            match = match_run(_UNQUOTED_KEY, buf, i)
             read = (match.group().strip(), match.end()) if match.end() < len(buf) else None
         if read is None:
             self._pending = i
@@ -170,7 +159,7 @@ class DirtyJson:
         c = buf[i]
         if c == ",":
             if frame.is_dict:
-                frame.box[frame.key] = None  # type: ignore[index]
+                frame.box[frame.key] = None
                 frame.state = _KEY
             return i + 1
         if c == ":":
@@ -191,7 +180,7 @@ class DirtyJson:
             if comma:
                 frame.state = _KEY if frame.is_dict else _VALUE
             return fast.end()
-        read = self._string(buf, i) if c in _QUOTES else _read_bare(buf, i)
+        read = self._string(buf, i) if c in _QUOTES else read_bare(buf, i)
         if read is None:
             self._pending = i
             return -1
@@ -208,12 +197,12 @@ class DirtyJson:
         while len(self._stack) > depth:
             frame = self._stack.pop()
             if frame.is_dict and frame.state in (_COLON, _VALUE):
-                frame.box[frame.key] = None  # type: ignore[index]
+                frame.box[frame.key] = None
         return self._finish(buf, i + 1) if not self._stack else i + 1
 
     def _finish(self, buf: str, i: int) -> int:
         if self._doubled:
-            j = _skip_blank(buf, i)
+            j = skip_blank(buf, i)
             if 0 <= j < len(buf) and buf[j] == "}":
                 i = j + 1
         self.completed = True
@@ -235,11 +224,11 @@ class DirtyJson:
         if i + 2 == n and buf.startswith(q * 2, i):
             return None  # could still become a triple quote
         start = i + max(scanned, 1)
-        end = _RUNS[q].match(buf, start).end()  # type: ignore[union-attr]
+        end = match_run(_RUNS[q], buf, start).end()
         if end < n and buf[end] == q:
-            return _decode(buf[i + 1:end], q), end + 1
-        cut = _escape_boundary(buf, start, end)
-        self._scan = (self._offset + i, cut - i, text + _decode(buf[start:cut], q))
+            return decode(buf[i + 1:end], q), end + 1
+        cut = escape_boundary(buf, start, end)
+        self._scan = (self._offset + i, cut - i, text + decode(buf[start:cut], q))
         return None
 
     # -- partial values shown between feeds --------------------------------------------------
@@ -258,13 +247,13 @@ class DirtyJson:
             self._undo_record = (box, frame.key, frame.key in box, box.get(frame.key))
             box[frame.key] = value
         elif not frame.is_dict and start >= 0:
-            frame.box.append(value)  # type: ignore[union-attr]
+            frame.box.append(value)
             self._undo_record = (frame.box,)
 
     def _partial_value(self, buf: str, i: int) -> Any:
         q = buf[i]
         if q not in _QUOTES:
-            return _scalar(buf[i:])
+            return scalar(buf[i:])
         if buf.startswith(q * 3, i):
             return buf[i + 3:].strip()
         token, _, text = self._scan
@@ -286,110 +275,10 @@ class DirtyJson:
 
 def _put(frame: _Frame, value: Any) -> None:
     if frame.is_dict:
-        frame.box[frame.key] = value  # type: ignore[index]
+        frame.box[frame.key] = value
     else:
-        frame.box.append(value)  # type: ignore[union-attr]
+        frame.box.append(value)
     frame.state = _COMMA
-
-
-def _skip_blank(buf: str, i: int) -> int:
-    """Index of the next meaningful character; -1 if an unfinished comment runs to the end."""
-    n = len(buf)
-    while i < n:
-        c = buf[i]
-        if c.isspace():
-            i = _BLANK.match(buf, i).end()  # type: ignore[union-attr]
-        elif c != "/":
-            return i
-        elif i + 1 >= n:
-            return -1
-        elif buf[i + 1] == "/":
-            j = buf.find("\n", i + 2)
-            if j < 0:
-                return -1
-            i = j + 1
-        elif buf[i + 1] == "*":
-            j = buf.find("*/", i + 2)
-            if j < 0:
-                return -1
-            i = j + 2
-        else:
-            return i
-    return i
-
-
-def _escape_boundary(buf: str, start: int, end: int) -> int:
-    """Where an open string may be cut for decoding: never inside \\uXXXX or a surrogate pair."""
-    at = buf.rfind("\\", max(start, end - 12), end)
-    if at < 0 or not _is_escape(buf, start, at):
-        return end  # at most the second half of an escaped backslash: nothing is open
-    before = at - 6
-    if before >= start and _HIGH_SURROGATE.fullmatch(buf, before, at) and _is_escape(buf, start, before):
-        return before  # keep a surrogate pair together
-    return at
-
-
-def _is_escape(buf: str, start: int, at: int) -> bool:
-    """True if the backslash at `at` starts an escape; `start` is known to be outside one."""
-    run = at
-    while run > start and buf[run - 1] == "\\":
-        run -= 1
-    return (at - run) % 2 == 0
-
-
-def _decode(body: str, quote: str) -> str:
-    if "\\" not in body:
-        return body
-    if quote == '"':
-        try:
-            return json.loads(f'"{body}"', strict=False)  # type: ignore[no-any-return]
-        except ValueError:
-            pass  # an escape JSON rejects: decode by hand below
-    return _ESCAPE.sub(_unescape, body)
-
-
-def _unescape(match: re.Match[str]) -> str:
-    high, low, code, char = match.groups()
-    if high:
-        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
-    if code:
-        return chr(int(code, 16))
-    if char == "u":
-        return "\\u"  # not four hex digits: keep it as written
-    return _SIMPLE_ESCAPES.get(char, char)
-
-
-def _read_bare(buf: str, i: int) -> tuple[Any, int] | None:
-    """A number, keyword or unquoted string at i, or None if it may continue past the end."""
-    n = len(buf)
-    for pattern in (_NUMBER, _WORD):
-        match = pattern.match(buf, i)
-        if match is None:
-            continue
-        end = match.end()
-        if end >= n:
-            return None
-        if buf[end].isspace() or buf[end] in ",:}]/":
-            value = _scalar(match.group())
-            if pattern is _NUMBER or not isinstance(value, str):
-                return value, end
-    match = _UNQUOTED.match(buf, i)
-    end = match.end()  # type: ignore[union-attr]
-    return None if end >= n else (_scalar(match.group()), end)  # type: ignore[union-attr]
-
-
-def _scalar(text: str) -> Any:
-    text = text.strip()
-    word = text.lower()
-    if word in _WORDS:
-        return _WORDS[word]
-    if not _NUMBER.fullmatch(text):
-        return text
-    text = text.lstrip("+")
-    try:
-        return float(text) if any(ch in text for ch in ".eE") else int(text)
-    except ValueError:  # more digits than int() will convert
-        return float(text)
 
 
 def parse_dirty(text: str) -> Any | None:

@@ -1,5 +1,5 @@
 """The conversation history: messages grouped into topics and summarised bulks, with token caches,
-serialisation, consistency checks, and its rendering into model messages with provenance per item."""
+serialisation, consistency checks and output items with provenance (`chat_messages` turns them into messages)."""
 from __future__ import annotations
 
 import copy as _copy
@@ -8,12 +8,11 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, Mapping, Sequence, Union, get_args
+from typing import Any, Literal, Mapping, TypeGuard, Union, get_args
 
 from a0nb.engine.tokens import TokenCounter
 
-__all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "History", "to_chat_messages",
-           "render_content", "is_raw"]
+__all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "History", "render_content", "is_raw"]
 
 MessageKind = Literal["user", "ai", "tool_result", "warning", "intervention", "summary", "extras", "other"]
 Origin = Literal["raw", "summarised-message", "topic-summary", "bulk-summary"]
@@ -24,7 +23,7 @@ IMAGE_REMOVED = "[image removed from context to save space]"
 _TOKEN_FIELDS = frozenset({"ai", "content", "summary"})
 
 
-def is_raw(content: Any) -> bool:
+def is_raw(content: Any) -> TypeGuard[dict[str, Any]]:
     """A raw (multimodal) message: {"raw_content": [provider parts], "preview": "text for counting"}."""
     return isinstance(content, dict) and "raw_content" in content
 
@@ -356,49 +355,10 @@ class _Validator:
         if not isinstance(content, (str, dict, list)):
             self.problems.append(f"{where}: content must be str, dict or list, got {type(content).__name__}")
             return
-        if is_raw(content) and not isinstance(content["raw_content"], list):  # type: ignore[index]
+        if is_raw(content) and not isinstance(content["raw_content"], list):
             self.problems.append(f"{where}: raw_content must be a list of parts")
         if not isinstance(content, str):
             try:
                 _dumps(content)
             except (TypeError, ValueError) as e:
                 self.problems.append(f"{where}: content is not JSON-serialisable ({e})")
-
-
-def _parts(content: str | list) -> list:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-
-
-def _merge(a: str | list, b: str | list) -> str | list:
-    if isinstance(a, str) and isinstance(b, str):
-        return f"{a}\n{b}"
-    return _parts(a) + _parts(b)
-
-
-def _is_empty(content: str | list) -> bool:
-    # isspace() stops at the first other character; strip() would copy the whole text on every step
-    return not content or (isinstance(content, str) and content.isspace())
-
-
-def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> list[dict[str, Any]]:
-    """OpenAI-shaped messages: AI -> assistant, everything else -> user, consecutive same roles merged."""
-    result: list[dict[str, Any]] = []
-    if system is not None:  # providers reject empty content
-        result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
-    last: dict[str, Any] | None = result[-1] if result else None
-    for item in items:  # the hottest loop of a step at long histories: kept free of calls
-        content = item.content
-        if not content:
-            continue
-        if content.__class__ is str:
-            if content.isspace():
-                continue
-        else:
-            content = list(content)
-        role = "assistant" if item.ai else "user"
-        if last is not None and last["role"] == role:
-            last["content"] = _merge(last["content"], content)  # non-empty parts: never empty
-        else:
-            last = {"role": role, "content": content}
-            result.append(last)
-    return result

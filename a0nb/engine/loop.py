@@ -4,13 +4,44 @@ extensions; this module only sequences the points."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Sequence
 
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
 from a0nb.engine.loop_data import Intervention, LoopData
-from a0nb.engine.protocols import LoopAgent
+from a0nb.engine.history import History
+from a0nb.engine.protocols import LoopAgent, TurnAgent
 from a0nb.engine.tool import Response, Tool
+from a0nb.engine.turn import Turn
+from a0nb.providers.foreground import FOREGROUND
 from a0nb.errors import A0Error, Misformat, RepairableError, TurnError, TurnInterrupted
+
+
+async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], keep_history: bool) -> Turn:
+    """One user message to an answer; an interrupt or an error leaves history consistent."""
+    saved = None
+    if not keep_history:
+        saved, agent.history = agent.history, History()
+    agent.control.start()
+    with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
+        try:
+            agent.refresh()
+            agent.hist_add_user_message(turn.message, attachments=attachments)
+            turn.text = await agent.monologue()
+        except (asyncio.CancelledError, TurnInterrupted) as exc:
+            turn.interrupted, turn.error = True, "interrupted by the user"
+            await handle_interrupt(agent, agent.models.streamed)
+            raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
+        except A0Error as exc:
+            turn.error = str(exc)
+            exc.turn = turn  # type: ignore[attr-defined]
+            raise
+        finally:
+            agent.control.end()
+            turn.calls = [c for c in agent.models.records if c.turn == turn.index]
+            if saved is not None:
+                agent.history = saved
+            await agent.fire("process_chain_end", data={"turn": turn})
+    return turn
 
 
 async def monologue(agent: LoopAgent) -> str:
@@ -139,4 +170,4 @@ async def handle_interrupt(agent: LoopAgent, ld_streamed: str) -> None:
     agent.hist_add_warning(agent.read_prompt("fw.msg_interrupted.md"))
 
 
-__all__ = ["LoopData", "monologue", "loop_pass", "handle_reply", "run_tool", "Intervention", "TurnInterrupted"]
+__all__ = ["LoopData", "run_turn", "monologue", "loop_pass", "handle_reply", "run_tool", "Intervention", "TurnInterrupted"]

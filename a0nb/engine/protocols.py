@@ -1,13 +1,15 @@
 """The typed seams between the Agent and the parts it is made of: what the loop (`LoopAgent`) and
-the model calls (`ModelHost`) need of an agent, so neither imports the Agent class."""
+the model calls (`ModelHost`) and a turn (`TurnAgent`) need of an agent, so none imports the Agent."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence
 
 if TYPE_CHECKING:
+    from a0nb.engine.calls import ModelCalls
+    from a0nb.engine.control import TurnControl
     from a0nb.engine.extract import ToolRequest
-    from a0nb.engine.history import Message
+    from a0nb.engine.history import History, Message
     from a0nb.engine.loop_data import LoopData
     from a0nb.engine.records import CallRecord
     from a0nb.engine.shared import Shared
@@ -84,3 +86,18 @@ class LoopAgent(Checkpointed, Protocol):
     def get_tool(self, request: "ToolRequest", message: str, ld: "LoopData") -> "Tool": ...
 
     def tool_error_text(self, tool_name: str, exc: BaseException) -> str: ...
+
+
+class TurnAgent(LoopAgent, Protocol):
+    """What running one turn (`a0nb.engine.loop.run_turn`) needs of the agent."""
+
+    history: "History"
+    control: "TurnControl"
+    models: "ModelCalls"
+
+    def refresh(self) -> None: ...
+
+    def hist_add_user_message(self, text: str, attachments: Sequence[Any] = (),
+                              system_message: Sequence[str] = ()) -> "Message": ...
+
+    async def monologue(self) -> str: ...

@@ -6,7 +6,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a0nb.engine.history import IMAGE_REMOVED, Bulk, History, Message, OutputItem, Topic, to_chat_messages
+from a0nb.engine.chat_messages import to_chat_messages
+from a0nb.engine.history import IMAGE_REMOVED, Bulk, History, Message, OutputItem, Topic
 from a0nb.engine.tokens import TokenCounter
 
 

@@ -1,0 +1,97 @@
+"""An agent's configuration: settings (the call-argument layer over `%config`, `A0NB_*`, project and
+profile layers, re-resolved only on change), its project and secrets, the clock, the model warm-up."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from a0nb.diagnostics import Diagnostics
+from a0nb.engine.shared import VersionedDict
+from a0nb.engine.tokens import load_encoder, warm_in_background
+from a0nb.errors import ConfigError
+from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.projects import Project, ProjectCache
+from a0nb.files.secrets import Secrets
+from a0nb.providers.registry import litellm_model_of
+from a0nb.settings import Settings, resolve
+
+_ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
+
+
+class AgentSettings:
+    """Resolved settings, cached by (hierarchy generation, argument version, `%config` version, env)."""
+
+    def __init__(self, hierarchy: Hierarchy, diagnostics: Diagnostics, magic: VersionedDict,
+                 arguments: dict[str, Any]) -> None:
+        self.hierarchy, self.diagnostics, self.magic = hierarchy, diagnostics, magic
+        self.arguments = arguments  # the call-argument layer (Agent(..., settings=...), agent.configure)
+        self._version = 0
+        self._cached: tuple[object, Settings] | None = None
+        self._env_seen: tuple[str | None, ...] = ()
+
+    def get(self) -> Settings:
+        key = (self.hierarchy.generation, self._version, self.magic.version)
+        if self._cached is None or self._cached[0] != key:
+            profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
+            settings = resolve(self.hierarchy.workdir, profile_dirs, self.diagnostics, magic=self.magic,
+                               arguments=self.arguments)
+            self._cached = (key, settings)
+        return self._cached[1]
+
+    def update(self, values: dict[str, Any]) -> None:
+        self.arguments.update(values)
+        self._version += 1
+
+    def watch_environment(self) -> None:
+        """A0NB_* variables are a settings layer: re-resolve when they change (called once per step)."""
+        env = tuple(os.environ.get(k) for k in _ENV_KEYS)
+        if env != self._env_seen:
+            self._env_seen, self._cached = env, None
+
+    def now(self) -> _dt.datetime:
+        frozen = self.get().frozen_time or os.environ.get("A0NB_FROZEN_TIME")
+        if frozen:
+            try:
+                return _dt.datetime.fromisoformat(frozen)
+            except ValueError:
+                raise ConfigError(f"frozen_time {frozen!r} is not an ISO date-time like 2026-01-31T09:30:00") from None
+        return _dt.datetime.now().replace(microsecond=0)
+
+
+class ProjectState:
+    """The notebook folder's project (`.a0proj/`), re-read cheaply once per step, and its secrets."""
+
+    def __init__(self, diagnostics: Diagnostics, home: Path | None) -> None:
+        self.diagnostics = diagnostics
+        self._projects = ProjectCache(diagnostics, home=home)
+        self._project: Project | None = None
+        self._secrets: tuple[Project, Secrets] | None = None
+
+    def invalidate(self) -> None:
+        self._project = None
+
+    def project(self, workdir: Path) -> Project:
+        if self._project is None:
+            self._project = self._projects.get(workdir)
+        return self._project
+
+    def secrets(self, workdir: Path) -> Secrets:
+        project = self.project(workdir)
+        if self._secrets is None or self._secrets[0] is not project:
+            self._secrets = (project, Secrets.load(list(project.secrets_files), self.diagnostics))
+        return self._secrets[1]
+
+
+def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:
+    """Start the slow imports a first call would pay (the token encoder; litellm for real models)."""
+    # a `providers/` class owns a `prefix:`; only a spec with a colon needs them looked up
+    model = litellm_model_of(spec, custom_providers() if ":" in spec else ())
+    if model is not None:
+        # one thread, encoder first: the turn needs it sooner, and litellm's import would hold modules
+        # (tiktoken among them) that the encoder's load then waits for
+        from a0nb.providers.litellm_provider import warm_import_in_background  # litellm's module: lazily
+        if warm_import_in_background(first=load_encoder, model=model):
+            return
+    warm_in_background()  # (returns at once when the encoder is loaded or loading)
