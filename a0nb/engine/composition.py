@@ -10,7 +10,7 @@ from a0nb.engine.history import OutputItem
 from a0nb.engine.records import Part
 
 if TYPE_CHECKING:
-    from a0nb.engine.loop import LoopData
+    from a0nb.engine.loop_data import LoopData
     from a0nb.engine.tokens import TokenCounter
 
 SECTION_NAMES = {

@@ -13,6 +13,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
+from a0nb.resources import user_home
+
 __all__ = ["approximate_tokens", "raw_token_count", "fallback_token_count", "load_cl100k", "encoder_name",
            "TokenCounter"]
 
@@ -89,7 +91,6 @@ def load_cl100k() -> Any | None:
 
 
 def _marshal_path(tiktoken: Any) -> Path:
-    from a0nb.resources import user_home
     version = getattr(tiktoken, "__version__", "0")
     return user_home() / "cache" / f"cl100k_base-{version}-{_CL100K_SHA256[:12]}.marshal"
 
