@@ -77,7 +77,7 @@ class Agent:
         self.intervention: str | None = None
         self.jobs = Jobs()
         self.control = TurnControl()
-        self._part_cache: dict[int, Any] = {}
+        self.composer = composition.Composer()
         try:  # agent_init extensions already run under the configured extension_timeout
             self.settings
         except (A0Error, ValueError, TypeError):
@@ -259,7 +259,7 @@ class Agent:
         await self.fire("message_loop_prompts_after", loop_data=ld)
         extras = composition.extras_text(ld)
         extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
-        messages, parts = composition.build(ld, extras_message, extras, self.shared.counter, self._part_cache)
+        messages, parts = self.composer.build(ld, extras_message, extras, self.shared.counter)
         ld.extras_temporary.clear()
         ld.record = self.models.new_record("chat", messages, parts, ld.iteration)
         return messages

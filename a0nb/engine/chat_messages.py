@@ -2,11 +2,12 @@
 assistant, everything else -> user, consecutive same roles merged), the hottest loop of a step."""
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any, Sequence
 
 from a0nb.engine.history import OutputItem
 
-__all__ = ["to_chat_messages"]
+__all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix"]
 
 
 def _parts(content: str | list) -> list:
@@ -46,3 +47,48 @@ def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> 
             last = {"role": role, "content": content}
             result.append(last)
     return result
+
+
+def common_prefix(old: Sequence[OutputItem], new: Sequence[OutputItem]) -> int:
+    """How many leading items are unchanged: the same objects (a message's item is cached until it changes)
+    or equal ones (summaries are rebuilt as equal items)."""
+    p, limit = 0, min(len(old), len(new))
+    while p < limit and (old[p] is new[p] or old[p] == new[p]):
+        p += 1
+    return p
+
+
+class IncrementalMessages:
+    """`to_chat_messages` for a history that changes at its end: the messages made only of unchanged
+    leading items are kept from the last call, the rest is converted again. Each call returns fresh dicts
+    (and fresh lists of parts), so a caller that edits its messages cannot reach the cache or older calls."""
+
+    def __init__(self) -> None:
+        self._items: list[OutputItem] = []
+        self._done: list[tuple[str, Any]] = []  # (role, content) of each converted message, system excluded
+        self._starts: list[int] = []  # index of the first item of each message
+
+    def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None) -> list[dict[str, Any]]:
+        p = common_prefix(self._items, items) if prefix is None else prefix
+        k = bisect_left(self._starts, p)  # messages that began inside the unchanged prefix
+        keep = max(0, k - 1)  # the last of them may still merge with what follows
+        start = self._starts[keep] if k > 0 else 0
+        done, starts = self._done[:keep], self._starts[:keep]
+        last_role = done[-1][0] if done else None
+        for i in range(start, len(items)):
+            content = items[i].content
+            if not content or (content.__class__ is str and content.isspace()):
+                continue
+            role = "assistant" if items[i].ai else "user"
+            if role == last_role:
+                done[-1] = (role, _merge(done[-1][1], content))
+            else:
+                done.append((role, content if content.__class__ is str else list(content)))
+                starts.append(i)
+                last_role = role
+        self._items, self._done, self._starts = list(items), done, starts
+        result: list[dict[str, Any]] = []
+        if system is not None:  # providers reject empty content
+            result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
+        result += [{"role": r, "content": c if c.__class__ is str else list(c)} for r, c in done]
+        return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
-from a0nb.engine.chat_messages import to_chat_messages
+from a0nb.engine.chat_messages import IncrementalMessages, common_prefix
 from a0nb.engine.history import OutputItem
 from a0nb.engine.records import Part
 
@@ -40,21 +40,40 @@ def extras_text(ld: "LoopData") -> dict[str, Any]:
     return {**ld.extras_persistent, **ld.extras_temporary}
 
 
+class Composer:
+    """Builds each call's messages and parts, step after step: the unchanged leading history items keep
+    the messages and parts they gave last time (parts are frozen, messages are handed out as fresh dicts),
+    so a step converts only what is new or changed. One per agent."""
+
+    def __init__(self) -> None:
+        self._messages = IncrementalMessages()
+        self._items: list[OutputItem] = []  # the history items of the last call (extras excluded)
+        self._parts: list[Part] = []  # their parts
+        self._marks: list[tuple[int, int, str]] = []  # after each item: (parts so far, message index, role)
+
+    def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
+              counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
+        history = list(ld.history_output)
+        prefix = common_prefix(self._items, history)
+        items = history if extras_message is None else [
+            *history, OutputItem(False, extras_message, (), "raw", "extras", "extras")]
+        messages = self._messages.convert(items, "\n\n".join(ld.system), prefix)
+        count, index, role = self._marks[prefix - 1] if prefix else (0, 0, "system")
+        parts, marks = self._parts[:count], self._marks[:prefix]
+        for item in history[prefix:]:
+            index, role = _add_item_parts(ld, item, index, role, extras, counter, parts)
+            marks.append((len(parts), index, role))
+        self._items, self._parts, self._marks = history, parts, marks
+        tail: list[Part] = []
+        if extras_message is not None:
+            _add_item_parts(ld, items[-1], index, role, extras, counter, tail)
+        return messages, _system_parts(ld, counter) + parts + tail
+
+
 def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
-          counter: "TokenCounter", cache: dict[int, tuple[Any, int, Part]] | None = None) -> tuple[list[dict[str, Any]], list[Part]]:
-    """`cache` keeps the Part of each (unchanged) history item between calls: history items are
-    cached per message, so a long history costs a dict lookup per message per step."""
-    system_text = "\n\n".join(ld.system)
-    items = list(ld.history_output)
-    if extras_message is not None:
-        items.append(OutputItem(False, extras_message, (), "raw", "extras", "extras"))
-    messages = to_chat_messages(items, system_text)
-    parts = _system_parts(ld, counter) + _history_parts(ld, items, extras, counter, {} if cache is None else cache)
-    if cache is not None and len(cache) > 4 * len(items) + 64:
-        live = {id(i) for i in items}
-        for key in [k for k in cache if k not in live]:
-            del cache[key]
-    return messages, parts
+          counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
+    """One call's messages and parts, from scratch (`Composer` does the same step after step)."""
+    return Composer().build(ld, extras_message, extras, counter)
 
 
 def _system_parts(ld: "LoopData", counter: "TokenCounter") -> list[Part]:
@@ -75,26 +94,17 @@ def _system_parts(ld: "LoopData", counter: "TokenCounter") -> list[Part]:
     return parts
 
 
-def _history_parts(ld: "LoopData", items: list[OutputItem], extras: dict[str, Any],
-                   counter: "TokenCounter", cache: dict[int, tuple[Any, int, Part]]) -> list[Part]:
-    parts: list[Part] = []
-    index, role = 0, "system"
-    for item in items:
-        content = item.content
-        if not content or (isinstance(content, str) and content.isspace()):
-            continue
-        item_role = "assistant" if item.ai else "user"
-        if item_role != role:
-            index, role = index + 1, item_role
-        hit = cache.get(id(item))
-        if hit is not None and hit[0] is item and hit[1] == index:
-            parts.append(hit[2])
-            continue
-        before = len(parts)
-        _item_parts(ld, item, content, index, extras, counter, parts)
-        if item.kind != "extras" and len(parts) == before + 1:
-            cache[id(item)] = (item, index, parts[-1])
-    return parts
+def _add_item_parts(ld: "LoopData", item: OutputItem, index: int, role: str, extras: dict[str, Any],
+                    counter: "TokenCounter", parts: list[Part]) -> tuple[int, str]:
+    """Append the parts of one item; returns the (message index, role) after it (empty items add nothing)."""
+    content = item.content
+    if not content or (isinstance(content, str) and content.isspace()):
+        return index, role
+    item_role = "assistant" if item.ai else "user"
+    if item_role != role:
+        index, role = index + 1, item_role
+    _item_parts(ld, item, content, index, extras, counter, parts)
+    return index, role
 
 
 def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extras: dict[str, Any],

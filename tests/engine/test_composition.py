@@ -1,0 +1,95 @@
+"""Composition step after step: the incremental Composer gives exactly what a from-scratch build gives,
+whatever changes between steps (appends, edits, removals, summaries), and hands out fresh messages."""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from a0nb.engine import composition
+from a0nb.engine.chat_messages import IncrementalMessages, to_chat_messages
+from a0nb.engine.history import OutputItem
+from a0nb.engine.loop_data import LoopData
+from a0nb.engine.tokens import TokenCounter
+
+CONTENTS = st.one_of(st.sampled_from(["", "  ", "a", "b c", '{"tool_name": "x"}']), st.text(max_size=12),
+                     st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=5)}),
+                              max_size=2))
+
+
+@st.composite
+def items(draw: Any) -> OutputItem:
+    skill = draw(st.booleans()) and draw(st.booleans())
+    meta = {"skill_instructions": {"source": "skills_tool:reattach", "name": "s", "path": "p"}} if skill else {}
+    return OutputItem(draw(st.booleans()), draw(CONTENTS), (f"m{draw(st.integers(0, 50))}",),
+                      draw(st.sampled_from(["raw", "topic-summary"])), "topic 1", "other", MappingProxyType(meta))
+
+
+# an edit between two steps: append some items, replace one, drop some from the end, or keep all
+EDITS = st.lists(st.tuples(st.sampled_from(["append", "replace", "drop", "same", "rebuild"]),
+                           st.lists(items(), max_size=4), st.integers(0, 30)), min_size=1, max_size=6)
+
+
+def _apply(history: list[OutputItem], edit: tuple[str, list[OutputItem], int]) -> list[OutputItem]:
+    kind, new, at = edit
+    if kind == "append":
+        return history + new
+    if kind == "replace" and history and new:
+        i = at % len(history)
+        return history[:i] + [new[0]] + history[i + 1:]
+    if kind == "drop":
+        return history[:max(0, len(history) - 1 - at % 3)]
+    if kind == "rebuild":  # equal but new objects, as summaries are rebuilt every step
+        return [OutputItem(i.ai, i.content, i.message_ids, i.origin, i.where, i.kind, i.metadata) for i in history]
+    return list(history)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(items(), max_size=8), EDITS, st.booleans())
+def test_incremental_equals_from_scratch(start: list[OutputItem], edits: list[Any], with_extras: bool) -> None:
+    counter = TokenCounter(fn=len)
+    composer = composition.Composer()
+    history = start
+    for edit in [("same", [], 0), *edits]:
+        history = _apply(history, edit)
+        ld = LoopData(system=["S1", "S2"], history_output=list(history), extras_persistent={"k": "v"})
+        extras = composition.extras_text(ld)
+        message = '[EXTRAS] {"k": "v"}' if with_extras else None
+        got = composer.build(ld, message, extras, counter)
+        assert got == composition.build(ld, message, extras, counter)
+        for message in got[0]:  # a caller's edits must not reach the next step
+            if isinstance(message["content"], list):
+                message["content"].append({"type": "text", "text": "added by a caller"})
+        got[0][-1]["content"] = "replaced by a caller"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(items(), max_size=6), min_size=1, max_size=5))
+def test_incremental_messages_match_to_chat_messages(chunks: list[list[OutputItem]]) -> None:
+    inc, history = IncrementalMessages(), []
+    for chunk in chunks:
+        history = history + chunk
+        assert inc.convert(history, "SYS") == to_chat_messages(history, "SYS")
+        assert inc.convert(history[::-1], None) == to_chat_messages(history[::-1])
+
+
+def test_unchanged_prefix_is_not_converted_again() -> None:
+    class Counting(OutputItem):  # counts reads of `content`: a converted item is read once
+        reads = 0
+
+        def __getattribute__(self, name: str) -> Any:
+            if name == "content":
+                type(self).reads += 1
+            return super().__getattribute__(name)
+
+    history = [Counting(i % 2 == 1, f"message {i}", (f"m{i}",), "raw", "topic 1", "other") for i in range(100)]
+    composer, counter = composition.Composer(), TokenCounter(fn=len)
+    ld = LoopData(system=["S"], history_output=history)
+    composer.build(ld, None, {}, counter)
+    Counting.reads = 0
+    ld.history_output = history + [Counting(False, "new", ("m100",), "raw", "topic 1", "other")]
+    messages, parts = composer.build(ld, None, {}, counter)
+    assert Counting.reads <= 6  # the new item and the last message it may merge with, not all 101
+    assert messages == to_chat_messages(ld.history_output, "S") and len(parts) == 102
