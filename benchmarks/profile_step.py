@@ -9,6 +9,7 @@ import asyncio
 import cProfile
 import io
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -49,6 +50,27 @@ def _profile(n: int, rounds: int = ROUNDS) -> tuple[pstats.Stats, int, float]:
     return pstats.Stats(profiler), steps_done, wall / steps_done
 
 
+def cpu_per_step(n: int, rounds: int = ROUNDS) -> tuple[float, float]:
+    """(median CPU ms, median wall ms) per step without the profiler: CPU time (all threads of this process)
+    is what a step costs even when other processes load the machine, wall time is what bench_loop reports."""
+    cpu: list[float] = []
+    wall: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(bench_loop.make_agent(Path(tmp), n).ask_async("warm up"))
+        for _ in range(rounds):
+            agent = bench_loop.make_agent(Path(tmp), n)
+            stamps: list[tuple[float, float]] = []
+
+            async def stamp() -> None:
+                stamps.append((time.process_time(), time.perf_counter()))
+
+            agent.register_extension("chat_model_call_before", stamp, name="stamp")
+            asyncio.run(agent.ask_async("go"))
+            cpu += [(b[0] - a[0]) * 1e3 for a, b in zip(stamps, stamps[1:])]
+            wall += [(b[1] - a[1]) * 1e3 for a, b in zip(stamps, stamps[1:])]
+    return statistics.median(cpu), statistics.median(wall)
+
+
 def _rows(stats: pstats.Stats, steps: int, key: int, only_a0nb: bool) -> list[str]:
     entries = []
     for (file, line, name), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
@@ -62,11 +84,13 @@ def _rows(stats: pstats.Stats, steps: int, key: int, only_a0nb: bool) -> list[st
 
 
 def report(n: int) -> str:
+    cpu, plain_wall = cpu_per_step(n)
     stats, steps, wall = _profile(n)
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
     out = io.StringIO()
     print(f"== history {n:,} messages: {steps} steps profiled, {total / steps * 1e3:.3f} ms of profiled time per "
           f"step (profiler overhead included; wall between model calls {wall * 1e3:.3f} ms)", file=out)
+    print(f"   without the profiler: {cpu:.3f} ms CPU per step (median, process_time), {plain_wall:.3f} ms wall", file=out)
     print(f"-- the {TOP} largest own costs per step (tottime)", file=out)
     print("\n".join(_rows(stats, steps, 0, False)), file=out)
     print(f"-- the {TOP} largest cumulative costs per step among a0nb's functions (cumtime)", file=out)
