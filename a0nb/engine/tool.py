@@ -264,7 +264,8 @@ class Tools:
                               key=lambda c: c.__name__)
         if tool_classes:
             return self._info_for(tool_classes[-1], name, path, label, overrode)
-        plugins = [m for m in members if hasattr(m, "get_tool_schemas") and hasattr(m, "execute_tool")]
+        from a0nb.engine.tool_plugin import is_tool_plugin
+        plugins = [m for m in members if is_tool_plugin(m)]
         if plugins:
             try:
                 return self._info_for(plugins[-1], name, path, label, overrode)
@@ -282,8 +283,8 @@ class Tools:
             tool_name = name or _snake(obj.__name__)
             return ToolInfo(tool_name, "class", obj, path, label, overrode,
                             obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
-        if isinstance(obj, type) and hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool"):
-            from a0nb.engine.tool_plugin import LoadedTool
+        from a0nb.engine.tool_plugin import LoadedTool, is_tool_plugin
+        if is_tool_plugin(obj):
             loaded = LoadedTool.create(obj, path)
             desc, schema = plugin_schema(loaded.schemas)
             return ToolInfo(name or _snake(obj.__name__), "plugin", loaded, path, label, overrode, desc, schema)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Dict, Iterator, List
 
 from a0nb.engine.tool import Response, Tool, in_daemon_thread
-from a0nb.files.contracts import ContractError, overrides, where
+from a0nb.files.contracts import ContractError, overrides, where, where_method
 
 TOOL_REQUIRED = ("execute_tool",)
 TOOL_SIGNATURES = {"execute_tool": "execute_tool(self, tool_name, payload, state, *, payload_kind=None, "
@@ -87,7 +87,7 @@ class LoadedTool:
         try:
             loaded.schemas = list(instance.get_tool_schemas(loaded.state) or [])
         except Exception as exc:
-            raise ContractError(f"{where(instance, path)}.get_tool_schemas raised {type(exc).__name__}: {exc} "
+            raise ContractError(f"{where_method(instance, 'get_tool_schemas', path)} raised {type(exc).__name__}: {exc} "
                                 "(contract: get_tool_schemas(state) -> list)") from exc
         return loaded
 
@@ -151,7 +151,7 @@ class PluginTool(Tool):
             for item in items:
                 result = self._item(item, result)
         if result is None:
-            raise ContractError(f"{where(self.plugin.instance, self.plugin.path)}.stream_tool yielded no final result "
+            raise ContractError(f"{where_method(self.plugin.instance, 'stream_tool', self.plugin.path)} yielded no final result "
                                 "(a dict with \"success\"); yield display parts as {\"part\": ...} and then the result")
         return result
 
@@ -189,4 +189,10 @@ def _accepts_three(fn: Any) -> bool:
     return len(params) >= 3
 
 
-__all__ = ["ToolPlugin", "LoadedTool", "PluginTool", "schema_names", "TOOL_REQUIRED", "TOOL_SIGNATURES"]
+__all__ = ["ToolPlugin", "is_tool_plugin", "LoadedTool", "PluginTool", "schema_names", "TOOL_REQUIRED", "TOOL_SIGNATURES"]
+
+
+def is_tool_plugin(obj: Any) -> bool:
+    """A ToolPlugin subclass, or a class with the contract's two methods (duck-typed plugins)."""
+    return isinstance(obj, type) and (issubclass(obj, ToolPlugin) or (
+        hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool")))

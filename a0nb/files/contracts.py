@@ -25,6 +25,13 @@ def where(cls_or_obj: Any, path: Path | str | None = None) -> str:
     return f"{cls.__qualname__} ({path or 'registered in the notebook'})"
 
 
+def where_method(owner: Any, method: str, path: Path | str | None = None) -> str:
+    """`Good.call_api (providers/good.py)`."""
+    text = where(owner, path)
+    name, _, rest = text.partition(" (")
+    return f"{name}.{method} ({rest}"
+
+
 def overrides(cls: type, base: type, method: str) -> bool:
     """The class (not `base`) defines `method`."""
     mine = getattr(cls, method, None)
@@ -58,14 +65,14 @@ def expect_tuple(value: Any, shape: str, method: str, owner: Any, path: Path | s
     names = [n.strip() for n in shape.strip("()").split(",")]
     if not isinstance(value, (tuple, list)) or len(value) != len(names):
         got = f"a {len(value)}-tuple" if isinstance(value, (tuple, list)) else type(value).__name__
-        raise ContractError(f"{where(owner, path)}.{method} returned {got}; the contract says it returns "
+        raise ContractError(f"{where_method(owner, method, path)} returned {got}; the contract says it returns "
                             f"{shape} ({len(names)} items). Return all {len(names)}")
     for name, item in zip(names, value):
         if name == "state" and not isinstance(item, dict):
-            raise ContractError(f"{where(owner, path)}.{method} returned {type(item).__name__} as `state`; the "
+            raise ContractError(f"{where_method(owner, method, path)} returned {type(item).__name__} as `state`; the "
                                 f"contract's {shape} needs the state dict last (return the state you were given)")
         if name != "state" and not isinstance(item, list):
-            raise ContractError(f"{where(owner, path)}.{method} returned {type(item).__name__} as `{name}`; "
+            raise ContractError(f"{where_method(owner, method, path)} returned {type(item).__name__} as `{name}`; "
                                 f"the contract's {shape} needs a list of messages there")
     return tuple(value)
 
@@ -78,8 +85,8 @@ def call(owner: Any, method: str, contract: str, *args: Any, path: Path | str | 
     except ContractError:
         raise
     except Exception as exc:
-        raise ContractError(f"{where(owner, path)}.{method} raised {type(exc).__name__}: {exc} (contract: {contract}). "
+        raise ContractError(f"{where_method(owner, method, path)} raised {type(exc).__name__}: {exc} (contract: {contract}). "
                             "Fix the plugin; the model call was abandoned and history is unchanged") from exc
 
 
-__all__ = ["ContractError", "where", "overrides", "missing_methods", "check_class", "expect_tuple", "call"]
+__all__ = ["ContractError", "where", "where_method", "overrides", "missing_methods", "check_class", "expect_tuple", "call"]

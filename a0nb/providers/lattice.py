@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from a0nb.files.contracts import ContractError, call, expect_tuple, overrides, where
+from a0nb.files.contracts import ContractError, call, expect_tuple, overrides, where, where_method
 from a0nb.providers.plugin_api import ProviderPlugin
 
 Msgs = list[dict[str, Any]]
@@ -93,7 +93,7 @@ class LatticeRun:
     @staticmethod
     def _expect_state(state: Any, loaded: Loaded, method: str, contract: str) -> None:
         if not isinstance(state, dict):
-            raise ContractError(f"{loaded.where()}.{method} returned {type(state).__name__}; the contract is "
+            raise ContractError(f"{where_method(loaded.instance, method, loaded.path)} returned {type(state).__name__}; the contract is "
                                 f"{contract}: return the state dict")
 
     # -- stateless transforms and request setup ------------------------------------------------------

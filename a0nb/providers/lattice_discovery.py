@@ -126,16 +126,23 @@ def lattice_factories(hierarchy: Hierarchy, loader: ModuleLoader,
     found = discover_lattice(hierarchy, loader)
     out: dict[str, Callable[[str, Path], Any]] = {}
 
-    def factory(plugin: Loaded, bound: list[Loaded]) -> Callable[[str, Path], Any]:
-        def chain() -> tuple[list[Loaded], list[Loaded]]:
+    def factory(name: str, registered: bool) -> Callable[[str, Path], Any]:
+        def chain() -> tuple[Loaded, list[Loaded], list[Loaded]]:
             now = discover_lattice(hierarchy, loader)
-            return [*bound, *now.extensions], [*now.features, *(registry.features if registry else [])]
-        return lambda model, workdir: LatticeProvider(plugin, model, chain)
+            if registered and registry is not None and name in registry.providers:
+                plugin, bound = registry.providers[name]
+            elif name in now.providers:
+                plugin, bound = now.providers[name], []
+            else:
+                raise ContractError(f"the provider {name!r} is gone from the providers/ folders"
+                                    + (" (" + "; ".join(now.broken) + ")" if now.broken else ""))
+            return plugin, [*bound, *now.extensions], [*now.features, *(registry.features if registry else [])]
+        return lambda model, workdir: LatticeProvider(name, model, chain)
 
-    for name, plugin in found.providers.items():
-        out[name] = factory(plugin, [])
-    for name, (plugin, bound) in (registry.providers if registry else {}).items():
-        out[name] = factory(plugin, bound)
+    for name in found.providers:
+        out[name] = factory(name, False)
+    for name in (registry.providers if registry else {}):
+        out[name] = factory(name, True)
     return out
 
 

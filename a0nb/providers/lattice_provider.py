@@ -8,24 +8,28 @@ from typing import Any, AsyncIterator, Callable
 from a0nb.providers.base import ModelConfig, ModelReply, new_partial
 from a0nb.providers.lattice import LatticeRun, Loaded, config_defaults, text_of
 
-Chain = Callable[[], tuple[list[Loaded], list[Loaded]]]   # (extensions, features) for this request
+Chain = Callable[[], tuple[Loaded, list[Loaded], list[Loaded]]]   # (provider, extensions, features) now
 _CALL = object()   # the one "chunk" of a provider that only has call_api
 
 
 class LatticeProvider:
-    """`chain` is asked at every request, so extension and feature files edited next to the notebook apply."""
+    """`chain` is asked at every request, so provider, extension and feature files edited next to the notebook
+    apply to the next call."""
 
-    def __init__(self, plugin: Loaded, model: str, chain: Chain) -> None:
-        self.plugin = plugin
+    def __init__(self, name: str, model: str, chain: Chain) -> None:
+        self.name = name
         self.model = model
         self.chain = chain
-        self.name = str(getattr(plugin.instance, "name", "") or type(plugin.instance).__name__)
+
+    @property
+    def plugin(self) -> Loaded:
+        return self.chain()[0]
 
     def plugin_config(self, config: ModelConfig) -> dict[str, Any]:
         """The plugin's config dict: schema defaults < model params < `provider`/`model`/`tools` (schemas of the
         agent's tools when native tool calls are on)."""
-        extensions, features = self.chain()
-        out = config_defaults([self.plugin.instance, *(e.instance for e in extensions), *(f.instance for f in features)])
+        plugin, extensions, features = self.chain()
+        out = config_defaults([plugin.instance, *(e.instance for e in extensions), *(f.instance for f in features)])
         out.update({k: v for k, v in config.params.items() if not str(k).startswith("_")})
         out["provider"] = self.name
         if self.model:
@@ -43,8 +47,8 @@ class LatticeProvider:
         return tags | {"reasoning"}
 
     def init(self, config: ModelConfig) -> dict[str, Any]:
-        extensions, features = self.chain()
-        run = LatticeRun(self.plugin, extensions, features, self.plugin_config(config))
+        plugin, extensions, features = self.chain()
+        run = LatticeRun(plugin, extensions, features, self.plugin_config(config))
         return {"lattice": run, "partial": new_partial(), "config": config, "request": {}}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
