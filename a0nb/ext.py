@@ -9,7 +9,8 @@ from a0nb.engine.composition import Section, section
 from a0nb.engine.history import OutputItem, render_content
 from a0nb.engine.loop import LoopData
 from a0nb.engine.organize import compactor, organize_history
-from a0nb.engine.tool import Response, Tool, ToolPlugin
+from a0nb.engine.tool import Response, Tool
+from a0nb.engine.tool_plugin import ToolPlugin
 from a0nb.errors import A0Error, RepairableError
 from a0nb.files.extensions import Extension, extensible
 from a0nb.files.features import FOOTER_FIELDS, STATUS_FIELDS
@@ -20,7 +21,11 @@ from a0nb.files.points import FUNCTION_POINT_PREFIX, POINTS, Point
 from a0nb.files.secrets import alias as secret_alias
 from a0nb.files.skills import normalise_name, read_skill_file, search_skills, skill_text
 from a0nb.providers.chunks import delta_of, field
+from a0nb.files.contracts import ContractError
+from a0nb.files.feature_plugin import FeaturePlugin
 from a0nb.providers.extension import ProviderExtension
+from a0nb.providers.lattice_core import LatticeCore, Session
+from a0nb.providers.plugin_api import ProviderExtensionPlugin, ProviderPlugin
 from a0nb.providers.think import ThinkSplitter
 
 # Extension points as constants (the folder names under `extensions/`); POINTS[name].kwargs and .doc
@@ -66,4 +71,7 @@ __all__ = [
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",
     # providers
     "ProviderExtension", "ThinkSplitter", "delta_of", "field",
+    # Crystal Lattice plugin contracts (also importable as agent_core.types in files a0nb loads)
+    "ProviderPlugin", "ProviderExtensionPlugin", "FeaturePlugin", "ToolPlugin", "ContractError",
+    "LatticeCore", "Session",
 ] + [name for name, value in list(globals().items()) if name.isupper() and isinstance(value, str) and value in POINTS]

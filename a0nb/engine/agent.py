@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
@@ -30,10 +30,12 @@ from a0nb.files.projects import Project
 from a0nb.files.prompts import PromptEngine, Rendered, prompt_dirs
 from a0nb.files.roots import Root
 from a0nb.files.secrets import Secrets
-from a0nb.files.skills import SkillIndex
 from a0nb.providers.base import ModelConfig, ModelReply, Provider
 from a0nb.providers.extension import LoadedExtension
 from a0nb.settings import Settings
+
+if TYPE_CHECKING:
+    from a0nb.providers.lattice_discovery import LatticeRegistry
 
 __all__ = ["Agent", "Shared", "VersionedDict"]
 
@@ -190,6 +192,22 @@ class Agent:
     def register_extension(self, point: str, fn: Any, name: str | None = None) -> Any:
         return self.extensions.register(point, fn, name)
 
+    # Crystal Lattice plugins defined in a notebook cell (AgentCore's registration names)
+    def register_provider(self, cls: type, extensions: Sequence[type] = ()) -> Any:
+        """A ProviderPlugin class: its `name` becomes a model prefix (`%a0 model echo:echo-1`)."""
+        loaded = self._lattice_registry().register_provider(cls, extensions)
+        self.shared.providers.clear()
+        return loaded
+
+    def register_feature(self, cls: type) -> Any:
+        """A FeaturePlugin class, run with every Crystal Lattice provider and offered to completion."""
+        loaded = self._lattice_registry().register_feature(cls)
+        self.shared.providers.clear()
+        return loaded
+
+    def _lattice_registry(self) -> LatticeRegistry:
+        return self.shared.lattice_registry()
+
     def refresh(self) -> None:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()
@@ -320,19 +338,7 @@ class Agent:
 
     # -- tools ------------------------------------------------------------------------------------
     def get_tool(self, request: ToolRequest, message: str, ld: LoopData) -> Tool:
-        try:
-            info = self.tools.resolve(request.tool_name)
-        except OSError:  # a name the file system refuses (e.g. longer than 255 bytes) names no tool file
-            info = None
-        unknown = info is None
-        if info is None:
-            info = self.tools.resolve("unknown")
-            if info is None:
-                raise ConfigError("the bundled `unknown` tool is missing from tools/ (reinstall a0nb)")
-        tool = info.create(self, request.method, dict(request.tool_args), message, ld)
-        if unknown:
-            tool.name = request.tool_name
-        return tool
+        return loop.create_tool(self, self.tools, request, message, ld)
 
     def tool_error_text(self, tool_name: str, exc: BaseException) -> str:
         text = f"tool {tool_name} failed with {type(exc).__name__}: {exc}"
@@ -352,9 +358,7 @@ class Agent:
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
-        if self.shared.skill_index is None:
-            self.shared.skill_index = SkillIndex(self.diagnostics)
-        return self.shared.skill_index.get(self.hierarchy.labelled("skills"))
+        return self.shared.skills(self.diagnostics).get(self.hierarchy.labelled("skills"))
 
     def loaded_skills(self) -> list[str]:
         """The loaded-skill ledger (names, oldest first), shared by the agent and its subordinates."""
@@ -380,8 +384,6 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
-
-
 
 
 def _drop_empty(content: Any) -> Any:

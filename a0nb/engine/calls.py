@@ -71,8 +71,9 @@ class ModelCalls:
         if self.model_list is not None:
             self.host.shared.providers.pop(f"list:{id(self.model_list)}", None)
 
-    def custom_providers(self) -> dict[str, type]:
-        return discover_providers(self.host.hierarchy, self.host.loader)
+    def custom_providers(self) -> dict[str, Any]:
+        shared = self.host.shared
+        return discover_providers(self.host.hierarchy, self.host.loader, shared.lattice)
 
     def provider_extensions(self) -> list[LoadedExtension]:
         """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""

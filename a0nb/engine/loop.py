@@ -10,10 +10,10 @@ from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_req
 from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.history import History
 from a0nb.engine.protocols import LoopAgent, TurnAgent
-from a0nb.engine.tool import Response, Tool
+from a0nb.engine.tool import Response, Tool, Tools
 from a0nb.engine.turn import Turn
 from a0nb.providers.foreground import FOREGROUND
-from a0nb.errors import A0Error, Misformat, RepairableError, TurnError, TurnInterrupted
+from a0nb.errors import A0Error, ConfigError, Misformat, RepairableError, TurnError, TurnInterrupted
 
 
 async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], keep_history: bool) -> Turn:
@@ -118,6 +118,23 @@ def _no_progress(agent: LoopAgent, ld: LoopData, text: str, reason: str) -> None
         quoted = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
         raise TurnError(f"the model sent {ld.no_progress} replies in a row without a valid tool request "
                         f"(last problem: {reason}). Its last reply was:\n{quoted}")
+
+
+def create_tool(agent: Any, tools: Tools, request: ToolRequest, message: str, ld: LoopData) -> Tool:
+    """The requested tool, or the bundled `unknown` tool under the requested name (the model is told so)."""
+    try:
+        info = tools.resolve(request.tool_name)
+    except OSError:  # a name the file system refuses (e.g. longer than 255 bytes) names no tool file
+        info = None
+    unknown = info is None
+    if info is None:
+        info = tools.resolve("unknown")
+        if info is None:
+            raise ConfigError("the bundled `unknown` tool is missing from tools/ (reinstall a0nb)")
+    tool = info.create(agent, request.method, dict(request.tool_args), message, ld)
+    if unknown:
+        tool.name = request.tool_name
+    return tool
 
 
 async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message: str) -> str | None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from a0nb.diagnostics import Diagnostics
 from a0nb.engine.bridge import Bridge
 from a0nb.engine.tokens import TokenCounter
 from a0nb.files.skills import SkillIndex
 from a0nb.providers.base import Provider
+
+if TYPE_CHECKING:
+    from a0nb.providers.lattice_discovery import LatticeRegistry
 
 
 class VersionedDict(dict):  # type: ignore[type-arg]
@@ -57,3 +61,15 @@ class Shared:
     data: dict[str, Any] = field(default_factory=dict)  # chat-wide data for extensions
     loaded_skills: list[str] = field(default_factory=list)  # the loaded-skill ledger, oldest first
     skill_index: SkillIndex | None = None  # the parsed skills of the hierarchy (built on first use)
+    lattice: "LatticeRegistry | None" = None  # Crystal Lattice plugins registered from a notebook cell
+
+    def skills(self, diagnostics: Diagnostics) -> SkillIndex:
+        if self.skill_index is None:
+            self.skill_index = SkillIndex(diagnostics)
+        return self.skill_index
+
+    def lattice_registry(self) -> "LatticeRegistry":
+        if self.lattice is None:
+            from a0nb.providers.lattice_discovery import LatticeRegistry  # rarely used: loaded on demand
+            self.lattice = LatticeRegistry()
+        return self.lattice
