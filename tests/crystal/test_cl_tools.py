@@ -101,3 +101,44 @@ def test_execute_tool_gets_the_payload_first_with_its_metadata(nb: Path) -> None
     agent.ask("x")
     assert got == {"name": "echo_payload", "payload": {"x": 1}, "kind": "json",
                    "call": {"name": "echo_payload", "arguments": {"x": 1}}}
+
+
+def test_percent_a0_tools_name_shows_the_dox_companion(tmp_path: Path, monkeypatch: Any) -> None:
+    from IPython.core.error import UsageError
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    from traitlets.config import Config
+    import pytest
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / ".ipython"))
+    cfg = Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    InteractiveShell.clear_instance()
+    shell = InteractiveShell.instance(config=cfg)
+    try:
+        shell.run_line_magic("load_ext", "a0nb")
+        shell.run_line_magic("config", "A0.model = 'scripted:none.yaml'")
+        with capture_output() as out:
+            shell.run_line_magic("a0", "tools code_execution")
+        shown = out.stdout + "".join(str(o.data.get("text/html", "")) for o in out.outputs)
+        assert "Purpose" in shown and "break_loop" in shown and "code_execution.py" in shown
+        with pytest.raises(UsageError, match="no tool 'nope'; tools: .*response"):
+            shell.run_line_magic("a0", "tools nope")
+        shell.run_line_magic("unload_ext", "a0nb")
+    finally:
+        import atexit
+        atexit.unregister(shell.atexit_operations)
+        InteractiveShell.clear_instance()
+
+
+def test_every_bundled_core_tool_has_its_dox_companion() -> None:
+    """The packaging test checks the headings; this one checks the inspector finds each companion."""
+    from a0nb.inspector import render_tools
+    from a0nb.resources import bundled_root
+    tools = sorted(p.stem for p in (bundled_root() / "tools").glob("*.py") if not p.name.startswith("_"))
+    assert "code_execution" in tools and "response" in tools
+    agent = Agent(Path.cwd(), model=[answer("x")])
+    for name in tools:
+        rendering = render_tools(agent, name)
+        assert "no DOX companion" not in rendering.text, f"tools/{name}.py lacks tools/{name}.py.dox.md"
+        assert "Purpose" in rendering.html
