@@ -242,6 +242,7 @@ class Agent(ModelCalls):
         with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
             try:
                 self.refresh()
+                message, turn.expansions = self._expand_completions(message)
                 self.hist_add_user_message(message, attachments=attachments)
                 turn.text = await self.monologue()
             except (asyncio.CancelledError, TurnInterrupted) as exc:
@@ -291,6 +292,12 @@ class Agent(ModelCalls):
         loaded = self._lattice_registry().register_feature(cls)
         self.shared.providers.clear()
         return loaded
+
+    def _expand_completions(self, message: str) -> tuple[str, list[dict[str, Any]]]:
+        """Completions of feature plugins that were accepted in the message, expanded (`apply_completion`)."""
+        from a0nb.files.feature_text import expand_completions
+        from a0nb.files.features import features
+        return expand_completions(features(self), message)
 
     def _lattice_registry(self) -> Any:
         from a0nb.providers.lattice_discovery import LatticeRegistry
