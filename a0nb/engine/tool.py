@@ -250,6 +250,7 @@ class Tools:
     def __init__(self, hierarchy: Hierarchy, loader: ModuleLoader, diagnostics: Diagnostics) -> None:
         self.hierarchy = hierarchy
         self.loader = loader
+        loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.registered: dict[str, ToolInfo] = {}
 

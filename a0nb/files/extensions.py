@@ -72,6 +72,7 @@ class Extensions:
                  *, timeout: float | None = 60.0) -> None:
         self.hierarchy = hierarchy
         self.loader = loader
+        loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.timeout = timeout
         self.registered: dict[str, dict[str, ExtensionInfo]] = {}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable, Iterable, Literal, Sequence, Union
 
+from a0nb.files.imports import plain_redirector
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
 
@@ -765,6 +766,7 @@ class PromptEngine:
             if spec is None or spec.loader is None:
                 return None, "cannot be imported as a Python file"
             module = importlib.util.module_from_spec(spec)
+            module.__dict__["__builtins__"] = plain_redirector().builtins()  # Agent Zero's `helpers.*` names
             sys.modules[module_name] = module  # dataclasses and typing look the module up while it runs
             try:
                 spec.loader.exec_module(module)
