@@ -139,7 +139,7 @@ class Agent:
         superior = getattr(_engine, "superior", None)
         if context is None and superior is not None:
             context = Agent.of(superior).context
-        self.context = context or AgentContext(config=config, agent0=self)
+        self.context: AgentContext = context or AgentContext(config=config, agent0=self)
         if self.context.agent0 is None:
             self.context.agent0 = self
         self.intervention: UserMessage | None = None

@@ -382,6 +382,14 @@ class Agent(ModelCalls):
         content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
         return self.hist_add_message(False, content, "tool_result", **data)
 
+    @extensible
+    async def handle_exception(self, location: str, exception: BaseException) -> None:
+        """A repairable error goes back to the model as a warning; others are raised (Agent Zero's point)."""
+        from a0nb.errors import RepairableError
+        if not isinstance(exception, RepairableError):
+            raise exception
+        self.hist_add_warning(await self.format_error(exception))
+
     async def format_error(self, exc: BaseException) -> str:
         msg = {"message": str(exc)}
         await self.fire("error_format", msg=msg)

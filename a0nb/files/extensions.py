@@ -185,6 +185,17 @@ class Extensions:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _wrap(info, point, exc) from exc
+            if inspect.iscoroutine(result) and _no_running_loop():
+                # an async extension at a sync point outside any event loop (an agent built in plain
+                # Python, as Agent Zero's agent_init examples are written) runs to its end here
+                try:
+                    asyncio.run(result)
+                except (A0Error, RepairableError, KeyboardInterrupt):
+                    raise
+                except (Exception, SystemExit) as exc:
+                    raise _wrap(info, point, exc) from exc
+                _attribute(info, kwargs, before)
+                continue
             if inspect.isawaitable(result):
                 if inspect.iscoroutine(result):
                     result.close()
@@ -242,6 +253,14 @@ class Extensions:
         return ExtensionError(
             f"extension {info.label} at point {point} took longer than {self.timeout:g} s and {what} "
             "(raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT to allow more; 0 means no limit)")
+
+
+def _no_running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
 
 
 def _trusted(info: ExtensionInfo) -> bool:
@@ -326,8 +345,13 @@ def _closest(point: str) -> str:
 _UNSET: Any = object()
 
 
+# a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
+UPSTREAM_MODULE_NAMES = {"a0nb.engine.agent": "agent"}
+
+
 def function_point(fn: Callable[..., Any]) -> str:
     module = fn.__module__ or "__main__"
+    module = UPSTREAM_MODULE_NAMES.get(module, module)
     qual = fn.__qualname__.replace(".<locals>", "")
     return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
 

@@ -93,22 +93,25 @@ class Redirector:
     # -- upstream module paths -----------------------------------------------------------------
     def resolve(self, name: str) -> Any:
         """A hierarchy file, else a0nb's equivalent, else a folder package (None: nothing has that name)."""
-        candidates = list(self._candidates(name.split(".")))
+        sibling = _sibling(name)
+        # with an equivalent of upstream's own, a0nb's bundled files (a0nb's signatures) are not upstream's
+        candidates = list(self._candidates(name.split("."), skip_bundled=sibling is not None))
         for path in candidates:
             file = path.with_suffix(".py")
             if file.is_file() and self.load is not None:
                 module = self.load(file, name)
                 if module is not None:
                     return module
-        sibling = _sibling(name)
         if sibling is not None and not hasattr(sibling, "__path__"):
             return sibling
         if sibling is not None or any(p.is_dir() for p in candidates):
             return FolderPackage(name, self.resolve)
         return None
 
-    def _candidates(self, parts: list[str]) -> Iterable[Path]:
+    def _candidates(self, parts: list[str], skip_bundled: bool = False) -> Iterable[Path]:
         roots = list(self.roots()) if self.roots is not None else []
+        if skip_bundled:
+            roots = [r for r in roots if not str(getattr(r, "kind", "")).startswith("bundled")]
         top, rest = parts[0], parts[1:]
         if top in ("usr",):
             if rest[:1] != ["plugins"]:

@@ -198,7 +198,8 @@ def judge_extension(path: Path, point: str, label: str) -> Verdict:
             agent, turn, error = _run_turn(path_nb(path), _standard_replies())
     if point not in UI_POINTS:
         error = _turn_error(turn, error)
-    if not watch.body_done or "failed to import" in (why := _why_not_imported(agent, path)):
+    why = _why_not_imported(agent, path)
+    if not watch.body_done or "failed to import" in why:
         return Verdict(label, False, f"did not import ({why or error or 'never loaded'})")
     if error:
         return Verdict(label, False, error)
@@ -243,7 +244,8 @@ def judge_tool(path: Path, entry: dict[str, Any], label: str) -> Verdict:
     with watch.active():
         agent, turn, error = _run_turn(nb, replies)
     error = _turn_error(turn, error)
-    if not watch.body_done or "failed to import" in (why := _why_not_imported(agent, path)):
+    why = _why_not_imported(agent, path)
+    if not watch.body_done or "failed to import" in why:
         return Verdict(label, False, f"did not import ({why or error or 'never loaded'})")
     if not watch.called:
         return Verdict(label, False, f"imported, but the call {name!r} never reached it ({error or 'no error'})")
