@@ -24,15 +24,24 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 class AgentZeroNames(importlib.abc.MetaPathFinder):
-    """Answers `helpers.x` with `a0nb.compat.helpers.x` (and `agent`, `initialize`, `models`, `python.helpers`)."""
+    """Answers `helpers.x` with `a0nb.compat.helpers.x` (and `agent`, `initialize`, `models`, `python.helpers`).
+
+    The last finder answers top-level names nobody else has; the first (`submodules=True`) answers only
+    children of a package that is already an alias, which the path finder would otherwise load a second
+    time from a0nb's folder under the alias name."""
+
+    def __init__(self, submodules: bool = False) -> None:
+        self.submodules = submodules
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None, target: Any = None
                   ) -> importlib.machinery.ModuleSpec | None:
-        name = agent_zero_alias(fullname)
+        if self.submodules:
+            parent = sys.modules.get(fullname.rpartition(".")[0]) if "." in fullname else None
+            if parent is None or getattr(parent, "__name__", "") == fullname.rpartition(".")[0]:
+                return None  # not below an alias (a user's own package, or a top-level name)
+        name = "a0nb.compat.python" if fullname == "python" else agent_zero_alias(fullname)
         if name is None:
             return None
-        if fullname == "python":
-            name = "a0nb.compat.python"
         try:
             found = importlib.util.find_spec(name)
         except ModuleNotFoundError:
@@ -48,4 +57,5 @@ class AgentZeroNames(importlib.abc.MetaPathFinder):
 def install() -> None:
     """Idempotent: one finder, at the end of sys.meta_path."""
     if not any(isinstance(f, AgentZeroNames) for f in sys.meta_path):
+        sys.meta_path.insert(0, AgentZeroNames(submodules=True))
         sys.meta_path.append(AgentZeroNames())

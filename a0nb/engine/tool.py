@@ -301,7 +301,7 @@ class Tools:
         if isinstance(obj, type) and issubclass(obj, Tool):
             tool_name = name or _snake(obj.__name__)
             return ToolInfo(tool_name, "class", obj, path, label, overrode,
-                            obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
+                            obj.description or _own_doc(obj).split("\n\n")[0], dict(obj.parameters))
         if isinstance(obj, type) and hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool"):
             instance = obj()
             init = getattr(instance, "init", None)
@@ -334,6 +334,12 @@ class Tools:
 
     def _resolve_file_cached(self, name: str) -> ToolInfo | None:
         return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+
+
+def _own_doc(cls: type) -> str:
+    """The class's own docstring (a base class's, e.g. Tool's, describes no tool)."""
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if isinstance(doc, str) else ""
 
 
 def _snake(name: str) -> str:
