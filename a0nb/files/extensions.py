@@ -92,20 +92,31 @@ class Extensions:
 
     def _resolve_files(self, point: str) -> list[ExtensionInfo]:
         self.validate()
-        winners: dict[str, tuple[Any, Path, list[Path]]] = {}
+        copies: dict[str, list[tuple[Any, Path]]] = {}
         for root, folder in self.hierarchy.extension_dirs(point):
             for path in sorted(folder.glob("*.py")):
-                if path.stem in winners:
-                    winners[path.stem][2].append(path)
-                    continue
-                winners[path.stem] = (root, path, [])
+                copies.setdefault(path.stem, []).append((root, path))
         infos = []
-        for name in sorted(winners):
-            root, path, lower = winners[name]
-            cls = self._load_class(root.path, path)
-            if cls is not None:
-                infos.append(ExtensionInfo(point, name, cls, path, root.label, tuple(lower)))
+        for name in sorted(copies):
+            info = self._first_loadable(point, name, copies[name])
+            if info is not None:
+                infos.append(info)
         return infos
+
+    def _first_loadable(self, point: str, name: str, copies: list[tuple[Any, Path]]) -> ExtensionInfo | None:
+        """The highest copy that loads; a broken override never removes the copy below it (ARCHITECTURE §8)."""
+        broken: list[Path] = []
+        for i, (root, path) in enumerate(copies):
+            cls = self._load_class(root.path, path)
+            if cls is None:
+                broken.append(path)
+                continue
+            if broken:
+                self.diagnostics.add("warning", "extension", f"override(s) {', '.join(map(str, broken))} failed to "
+                                     f"load; this lower copy stays active at {point}", path,
+                                     fix="fix the override (its own error is reported above)")
+            return ExtensionInfo(point, name, cls, path, root.label, tuple(p for _, p in copies[i + 1:]))
+        return None
 
     def _load_class(self, root_path: Path, path: Path) -> type[Extension] | None:
         module = self.loader.load(path, module_name_for(root_path, path), "extension")
