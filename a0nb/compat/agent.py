@@ -20,6 +20,7 @@ from a0nb.compat.helpers.log import Log
 
 _CURRENT: contextvars.ContextVar["Agent | None"] = contextvars.ContextVar("a0nb_compat_agent", default=None)
 _VIEW = "_a0nb_compat_view"
+RECORDED_LOG_TYPES = frozenset({"warning", "error", "hint", "info"})
 
 
 def current() -> "Agent | None":
@@ -69,7 +70,7 @@ class AgentContext:
         self.id = id or uuid.uuid4().hex[:8]
         self.config = config or AgentConfig()
         self.type = type
-        self.log = Log()
+        self.log = Log(self._log_changed)
         self.data: dict[str, Any] = {}
         self.output_data: dict[str, Any] = {}
         self.paused = False
@@ -112,6 +113,18 @@ class AgentContext:
     def get_notification_manager(self) -> Any:
         from a0nb.compat.helpers.notification import NotificationManager
         return NotificationManager(self.notifications)
+
+    def _log_changed(self, item: Any, new: bool) -> None:
+        """Warnings, errors, hints and infos an upstream file logs go into the running call's record
+        (the inspector shows a record's diagnostics); streaming items (agent, response, tool) do not."""
+        agent = self.streaming_agent or self.agent0
+        if not new or agent is None or item.type not in RECORDED_LOG_TYPES:
+            return
+        engine = agent._engine
+        record = getattr(engine, "current_record", None)
+        if record is not None:
+            text = " ".join(t for t in (item.heading, item.content) if t)
+            record.diagnostics.append(str(engine.mask(f"log {item.type}: {text}")))
 
     def reset(self) -> None:
         self.log.reset()

@@ -328,13 +328,19 @@ class Agent(ModelCalls):
 
     # -- prompts --------------------------------------------------------------------------------
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
-        return self.prompts.render(name, agent=self, **kwargs)
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs))
 
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **kwargs).text
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
 
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
-        return self.prompts.parse(name, agent=self, **kwargs)
+        return self.prompts.parse(name, agent=self, **self._prompt_vars(kwargs))
+
+    def _prompt_vars(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`.a0proj/variables.env` values are usable as `{{VAR}}` and in `{{if}}` in every prompt (as upstream);
+        a value passed by the caller wins."""
+        variables = self.project.variables
+        return {**variables, **kwargs} if variables else kwargs
 
     @extensible
     async def get_system_prompt(self, ld: loop.LoopData) -> list[str]:

@@ -75,7 +75,7 @@ async def loop_pass(agent: "Agent", ld: LoopData) -> str | None:
         return await handle_reply(agent, ld, reply.content, reply.tool_calls)
     except Intervention:
         return None
-    except (A0Error, asyncio.CancelledError):
+    except (TurnInterrupted, asyncio.CancelledError):
         raise
     except Exception as exc:  # Agent Zero's handle_exception: its `_functions/.../end` extensions may clear it
         await agent.handle_exception("message_loop", exc)

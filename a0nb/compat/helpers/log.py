@@ -36,7 +36,7 @@ class LogItem:
         if temp is not None:
             self.temp = temp
         self.extra.update(kwargs)
-        self.log._changed(self)
+        self.log._changed(self, False)
 
     def stream(self, heading: str | None = None, content: str | None = None, **kwargs: Any) -> None:
         self.update(heading=(self.heading + heading) if heading else None,
@@ -50,7 +50,7 @@ class LogItem:
 class Log:
     """One context's log; `on_change` (set by the context) hears every new or updated item."""
 
-    def __init__(self, on_change: Callable[[LogItem], None] | None = None) -> None:
+    def __init__(self, on_change: Callable[[LogItem, bool], None] | None = None) -> None:
         self.guid = str(uuid.uuid4())
         self.logs: list[LogItem] = []
         self.progress = ""
@@ -66,7 +66,7 @@ class Log:
         self.logs.append(item)
         if heading and update_progress != "none":
             self.set_progress(heading, item.no)
-        self._changed(item)
+        self._changed(item, True)
         return item
 
     def set_progress(self, progress: str, no: int = 0, active: bool = True) -> None:
@@ -83,6 +83,6 @@ class Log:
     def output(self, start: int = 0, end: int | None = None) -> list[dict[str, Any]]:
         return [item.output() for item in self.logs[start:end]]
 
-    def _changed(self, item: LogItem) -> None:
+    def _changed(self, item: LogItem, new: bool) -> None:
         if self.on_change is not None:
-            self.on_change(item)
+            self.on_change(item, new)
