@@ -20,6 +20,7 @@ from a0nb.compat.helpers.log import Log
 
 _CURRENT: contextvars.ContextVar["Agent | None"] = contextvars.ContextVar("a0nb_compat_agent", default=None)
 _VIEW = "_a0nb_compat_view"
+LOG_EXTENSION = "agent_zero_log"  # moves upstream log items into call records
 RECORDED_LOG_TYPES = frozenset({"warning", "error", "hint", "info"})
 
 
@@ -78,6 +79,7 @@ class AgentContext:
         self.task = None
         self.agent0: Agent | None = agent0
         self.notifications: list[dict[str, Any]] = []
+        self.pending_log: list[str] = []
         AgentContext._contexts[self.id] = self
 
     @staticmethod
@@ -115,16 +117,17 @@ class AgentContext:
         return NotificationManager(self.notifications)
 
     def _log_changed(self, item: Any, new: bool) -> None:
-        """Warnings, errors, hints and infos an upstream file logs go into the running call's record
-        (the inspector shows a record's diagnostics); streaming items (agent, response, tool) do not."""
+        """Warnings, errors, hints and infos an upstream file logs go into the record of the model call
+        they happened during (the inspector shows a record's diagnostics); streaming items do not."""
         agent = self.streaming_agent or self.agent0
-        if not new or agent is None or item.type not in RECORDED_LOG_TYPES:
-            return
-        engine = agent._engine
-        record = getattr(engine, "current_record", None)
-        if record is not None:
+        if new and agent is not None and item.type in RECORDED_LOG_TYPES:
             text = " ".join(t for t in (item.heading, item.content) if t)
-            record.diagnostics.append(str(engine.mask(f"log {item.type}: {text}")))
+            self.pending_log.append(str(agent._engine.mask(f"log {item.type}: {text}")))
+
+    def flush_log(self, record: Any) -> None:
+        """At `call_recorded`: the items logged since the previous record belong to this one."""
+        record.diagnostics.extend(self.pending_log)
+        self.pending_log.clear()
 
     def reset(self) -> None:
         self.log.reset()
@@ -155,6 +158,8 @@ class Agent:
         self.context: AgentContext = context or AgentContext(config=config, agent0=self)
         if self.context.agent0 is None:
             self.context.agent0 = self
+        context_ = self.context
+        _engine.register_extension("call_recorded", lambda record: context_.flush_log(record), name=LOG_EXTENSION)
         self.intervention: UserMessage | None = None
         self.loop_data = LoopData()
 
