@@ -13,6 +13,7 @@ from typing import Any
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.imports import Redirector
+from a0nb.files.import_aliases import AliasFinder, AliasScope
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ModuleLoader:
         # Agent Zero's module names inside loaded files (a0nb.files.imports); `roots` (a callable giving the
         # search hierarchy) lets `extensions.python.…`, `tools.…` and `plugins.…` name its files
         self.redirector = Redirector(roots, self._load_upstream)
+        self.aliases = AliasFinder()  # `agent_core.*` for Crystal Lattice plugins, only while a file loads
 
     def use_roots(self, roots: Any) -> None:
         """Give upstream module paths a hierarchy to resolve in (the first registry that knows one sets it)."""
@@ -70,7 +72,8 @@ class ModuleLoader:
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module
         try:
-            spec.loader.exec_module(module)
+            with AliasScope(self.aliases):
+                spec.loader.exec_module(module)
         except BaseException as exc:  # a user file may raise anything, SystemExit included
             if isinstance(exc, KeyboardInterrupt):
                 raise
