@@ -63,7 +63,7 @@ def test_user_helpers_module_keeps_working_next_to_upstream_files(nb: Path, monk
     assert results[1]["tool_result"] == "hello Ada from the user's own helpers"  # the user's helpers.py
     assert agent.data["shouted"] == "HI"
     assert sys.modules["helpers"].greet("Cy") == "hello Cy from the user's own helpers"
-    monkeypatch.delitem(sys.modules, "helpers")
+    sys.modules.pop("helpers", None)  # the user's module, imported by their tool: gone with this test's folder
     # the user's own modules, imported as a notebook cell would
     code = "import helpers, agent; print(helpers.greet('Bo')); print(agent.OWN)"
     out = subprocess.run([sys.executable, "-c", code], cwd=nb, capture_output=True, text=True,
