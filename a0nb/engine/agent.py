@@ -352,13 +352,19 @@ class Agent(ModelCalls):
 
     # -- prompts --------------------------------------------------------------------------------
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
-        return self.prompts.render(name, agent=self, **kwargs)
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs))
 
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **kwargs).text
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
 
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
-        return self.prompts.parse(name, agent=self, **kwargs)
+        return self.prompts.parse(name, agent=self, **self._prompt_vars(kwargs))
+
+    def _prompt_vars(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`.a0proj/variables.env` values are usable as `{{VAR}}` and in `{{if}}` in every prompt (as upstream);
+        a value passed by the caller wins."""
+        variables = self.project.variables
+        return {**variables, **kwargs} if variables else kwargs
 
     @extensible
     async def get_system_prompt(self, ld: loop.LoopData) -> list[str]:
@@ -405,6 +411,14 @@ class Agent(ModelCalls):
         self.fire_sync("hist_add_tool_result", data=data)
         content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
         return self.hist_add_message(False, content, "tool_result", **data)
+
+    @extensible
+    async def handle_exception(self, location: str, exception: BaseException) -> None:
+        """A repairable error goes back to the model as a warning; others are raised (Agent Zero's point)."""
+        from a0nb.errors import RepairableError
+        if not isinstance(exception, RepairableError):
+            raise exception
+        self.hist_add_warning(await self.format_error(exception))
 
     async def format_error(self, exc: BaseException) -> str:
         msg = {"message": str(exc)}

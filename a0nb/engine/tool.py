@@ -218,6 +218,7 @@ class Tools:
     def __init__(self, hierarchy: Hierarchy, loader: ModuleLoader, diagnostics: Diagnostics) -> None:
         self.hierarchy = hierarchy
         self.loader = loader
+        loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.registered: dict[str, ToolInfo] = {}
 
@@ -306,7 +307,7 @@ class Tools:
         if isinstance(obj, type) and issubclass(obj, Tool):
             tool_name = name or _snake(obj.__name__)
             return ToolInfo(tool_name, "class", obj, path, label, overrode,
-                            obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
+                            obj.description or _own_doc(obj).split("\n\n")[0], dict(obj.parameters))
         from a0nb.engine.tool_plugin import LoadedTool, is_tool_plugin
         if is_tool_plugin(obj):
             loaded = LoadedTool.create(obj, path)
@@ -339,6 +340,12 @@ class Tools:
 
     def _resolve_file_cached(self, name: str) -> ToolInfo | None:
         return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+
+
+def _own_doc(cls: type) -> str:
+    """The class's own docstring (a base class's, e.g. Tool's, describes no tool)."""
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if isinstance(doc, str) else ""
 
 
 def _snake(name: str) -> str:
