@@ -10,22 +10,24 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
 from a0nb.engine.calls import ModelCalls
-from a0nb.engine.config import AgentSettings, ProjectState, warm_up
+from a0nb.engine.config import AgentSettings, ProjectState, profiles, set_profile, warm_up
 from a0nb.engine.control import TurnControl, cancelled
 from a0nb.engine.extract import ToolRequest
 from a0nb.engine.history import History, Message
 from a0nb.engine.jobs import Jobs
-from a0nb.engine.loop_data import Intervention, LoopData
+from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import Compactor
 from a0nb.engine.records import CallRecord
 from a0nb.engine.shared import Shared, VersionedDict
 from a0nb.engine.tool import Tool, ToolInfo, Tools
 from a0nb.engine.turn import Turn
-from a0nb.errors import A0Error, ConfigError, TurnInterrupted
+from a0nb.engine.turn_start import apply_plugin_sources
+from a0nb.errors import A0Error, ConfigError, RepairableError, TurnInterrupted
 from a0nb.files.extensions import Extensions, extensible
+from a0nb.files.feature_text import expand_completions
+from a0nb.files.features import features
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.loader import ModuleLoader
-from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
 from a0nb.files.projects import Project
 from a0nb.files.prompts import PromptEngine, Rendered, prompt_dirs
 from a0nb.files.roots import Root
@@ -141,14 +143,10 @@ class Agent:
         warm_up(self.model_spec("chat"), self.models.custom_providers)
 
     def set_profile(self, profile: str) -> None:
-        available = discover_profiles(agents_dirs(self.hierarchy.roots), self.diagnostics)
-        if profile not in available:
-            raise ConfigError(unknown_profile_message(profile, available))
-        self.hierarchy.set_profile(profile)
+        set_profile(self.hierarchy, self.diagnostics, profile)
 
     def profiles(self) -> dict[str, Any]:
-        return self.hierarchy.memo(("profiles",), lambda: discover_profiles(agents_dirs(self.hierarchy.roots),
-                                                                            self.diagnostics))
+        return profiles(self.hierarchy, self.diagnostics)
 
     def ask(self, message: str, **options: Any) -> Turn:
         """Run one user message to an answer (plain Python, IPython, or inside a running event loop)."""
@@ -208,6 +206,14 @@ class Agent:
     def _lattice_registry(self) -> LatticeRegistry:
         return self.shared.lattice_registry()
 
+    def start_turn(self, turn: Turn) -> str:
+        """Before a turn's first step: pick up changed files and `plugin_sources`, expand accepted feature
+        completions in the message (`turn.expansions` says which); returns the message to send."""
+        self.refresh()
+        apply_plugin_sources(self)
+        message, turn.expansions = expand_completions(features(self), turn.message)
+        return message
+
     def refresh(self) -> None:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()
@@ -233,34 +239,27 @@ class Agent:
         if cancelled():
             raise TurnInterrupted("interrupted")
         if self.intervention is not None and ld is not None:
-            self._take_intervention(ld)
+            loop.take_intervention(self, ld)
 
     def intervene(self, message: str) -> None:
         """Send a message to a running turn; it is taken at the next checkpoint (Agent Zero's intervention)."""
         self.intervention = message
 
-    def _take_intervention(self, ld: LoopData) -> None:
-        text, self.intervention = self.intervention, None
-        tool = ld.current_tool
-        if tool is not None and tool.progress:
-            self.history.add(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
-        if self.models.streamed:
-            self.hist_add_ai_response(self.models.streamed)
-            self.models.streamed = ""
-        self.history.new_topic()
-        content = self.parse_prompt("fw.intervention.md", message=text, attachments=[], system_message=[])
-        self.hist_add_message(False, _drop_empty(content), "intervention")
-        raise Intervention()
-
     # -- prompts --------------------------------------------------------------------------------
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
-        return self.prompts.render(name, agent=self, **kwargs)
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs))
 
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **kwargs).text
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
 
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
-        return self.prompts.parse(name, agent=self, **kwargs)
+        return self.prompts.parse(name, agent=self, **self._prompt_vars(kwargs))
+
+    def _prompt_vars(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`.a0proj/variables.env` values are usable as `{{VAR}}` and in `{{if}}` in every prompt (as upstream);
+        a value passed by the caller wins."""
+        variables = self.project.variables
+        return {**variables, **kwargs} if variables else kwargs
 
     @extensible
     async def get_system_prompt(self, ld: LoopData) -> list[str]:
@@ -315,7 +314,7 @@ class Agent:
         self.history.new_topic()
         content = self.parse_prompt("fw.user_message.md", message=text, attachments=list(attachments),
                                     system_message=list(system_message))
-        msg = self.hist_add_message(False, _drop_empty(content), "user")
+        msg = self.hist_add_message(False, loop.drop_empty(content), "user")
         self.last_user_message = msg
         return msg
 
@@ -330,6 +329,13 @@ class Agent:
         self.fire_sync("hist_add_tool_result", data=data)
         content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
         return self.hist_add_message(False, content, "tool_result", **data)
+
+    @extensible
+    async def handle_exception(self, location: str, exception: BaseException) -> None:
+        """A repairable error goes back to the model as a warning; others are raised (Agent Zero's point)."""
+        if not isinstance(exception, RepairableError):
+            raise exception
+        self.hist_add_warning(await self.format_error(exception))
 
     async def format_error(self, exc: BaseException) -> str:
         msg = {"message": str(exc)}
@@ -384,10 +390,3 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
-
-
-def _drop_empty(content: Any) -> Any:
-    if isinstance(content, dict):
-        return {k: v for k, v in content.items() if v not in ("", [], None, {})}
-    return content
-

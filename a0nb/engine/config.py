@@ -1,5 +1,5 @@
 """An agent's configuration: settings (the call-argument layer over `%config`, `A0NB_*`, project and
-profile layers, re-resolved only on change), its project and secrets, the clock, the model warm-up."""
+profile layers, re-resolved only on change), its project and secrets, profiles, the clock, the warm-up."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -12,6 +12,7 @@ from a0nb.engine.shared import VersionedDict
 from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.errors import ConfigError
 from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
 from a0nb.files.projects import Project, ProjectCache
 from a0nb.files.secrets import Secrets
 from a0nb.providers.registry import litellm_model_of
@@ -95,3 +96,15 @@ def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:
         if warm_import_in_background(first=load_encoder, model=model):
             return
     warm_in_background()  # (returns at once when the encoder is loaded or loading)
+
+
+def profiles(hierarchy: Hierarchy, diagnostics: Diagnostics) -> dict[str, Any]:
+    """The profiles the hierarchy's `agents/` folders define, memoized until a file changes."""
+    return hierarchy.memo(("profiles",), lambda: discover_profiles(agents_dirs(hierarchy.roots), diagnostics))
+
+
+def set_profile(hierarchy: Hierarchy, diagnostics: Diagnostics, profile: str) -> None:
+    available = discover_profiles(agents_dirs(hierarchy.roots), diagnostics)
+    if profile not in available:
+        raise ConfigError(unknown_profile_message(profile, available))
+    hierarchy.set_profile(profile)

@@ -24,8 +24,8 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
     agent.control.start()
     with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
         try:
-            agent.refresh()
-            agent.hist_add_user_message(turn.message, attachments=attachments)
+            message = agent.start_turn(turn)
+            agent.hist_add_user_message(message, attachments=attachments)
             turn.text = await agent.monologue()
         except (asyncio.CancelledError, TurnInterrupted) as exc:
             turn.interrupted, turn.error = True, "interrupted by the user"
@@ -76,8 +76,10 @@ async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
         return await handle_reply(agent, ld, reply.content, reply.tool_calls)
     except Intervention:
         return None
-    except RepairableError as exc:
-        agent.hist_add_warning(await agent.format_error(exc))
+    except (TurnInterrupted, asyncio.CancelledError):
+        raise
+    except Exception as exc:  # Agent Zero's handle_exception: its `_functions/.../end` extensions may clear it
+        await agent.handle_exception("message_loop", exc)
         return None
     finally:
         await agent.finish_record(ld)
@@ -120,6 +122,29 @@ def _no_progress(agent: LoopAgent, ld: LoopData, text: str, reason: str) -> None
                         f"(last problem: {reason}). Its last reply was:\n{quoted}")
 
 
+def take_intervention(agent: TurnAgent, ld: LoopData) -> None:
+    """The user's message sent mid-turn: keep what the tool and the stream produced so far, start a new
+    topic with the message, and restart the monologue (Agent Zero's intervention)."""
+    text, agent.intervention = agent.intervention, None
+    tool = ld.current_tool
+    if tool is not None and tool.progress:
+        agent.history.add(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
+    if agent.models.streamed:
+        agent.hist_add_ai_response(agent.models.streamed)
+        agent.models.streamed = ""
+    agent.history.new_topic()
+    content = agent.parse_prompt("fw.intervention.md", message=text, attachments=[], system_message=[])
+    agent.hist_add_message(False, drop_empty(content), "intervention")
+    raise Intervention()
+
+
+def drop_empty(content: Any) -> Any:
+    """A rendered message without its empty fields."""
+    if isinstance(content, dict):
+        return {k: v for k, v in content.items() if v not in ("", [], None, {})}
+    return content
+
+
 def create_tool(agent: Any, tools: Tools, request: ToolRequest, message: str, ld: LoopData) -> Tool:
     """The requested tool, or the bundled `unknown` tool under the requested name (the model is told so)."""
     try:
@@ -146,7 +171,7 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         agent.checkpoint(ld)
         await tool.before_execution(**args)
         agent.checkpoint(ld)
-        await agent.fire("tool_execute_before", tool_args=args, tool_name=request.full_name)
+        await agent.fire("tool_execute_before", tool_args=args, tool_name=request.tool_name)
         tool.args = args
         try:
             response = await _execute(agent, tool, args, request.full_name)
@@ -158,7 +183,7 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
             bad = TypeError(f"execute() returned {type(response).__name__}, not a0nb.Response")
             response = Response(message=agent.tool_error_text(request.full_name, bad))
         agent.checkpoint(ld)
-        await agent.fire("tool_execute_after", response=response, tool_name=request.full_name)
+        await agent.fire("tool_execute_after", response=response, tool_name=request.tool_name)
         await tool.after_execution(response)
         if ld.record is not None:
             ld.record.tool_result = response.message

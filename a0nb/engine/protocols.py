@@ -87,6 +87,8 @@ class LoopAgent(Checkpointed, Protocol):
 
     def tool_error_text(self, tool_name: str, exc: BaseException) -> str: ...
 
+    async def handle_exception(self, location: str, exception: BaseException) -> None: ...
+
 
 class TurnAgent(LoopAgent, Protocol):
     """What running one turn (`a0nb.engine.loop.run_turn`) needs of the agent."""
@@ -94,8 +96,13 @@ class TurnAgent(LoopAgent, Protocol):
     history: "History"
     control: "TurnControl"
     models: "ModelCalls"
+    intervention: str | None
 
-    def refresh(self) -> None: ...
+    def parse_prompt(self, name: str, /, **kwargs: Any) -> Any: ...
+
+    def hist_add_message(self, ai: bool, content: Any, kind: str = "other", **metadata: Any) -> "Message": ...
+
+    def start_turn(self, turn: "Turn") -> str: ...
 
     def hist_add_user_message(self, text: str, attachments: Sequence[Any] = (),
                               system_message: Sequence[str] = ()) -> "Message": ...

@@ -62,6 +62,7 @@ class Shared:
     loaded_skills: list[str] = field(default_factory=list)  # the loaded-skill ledger, oldest first
     skill_index: SkillIndex | None = None  # the parsed skills of the hierarchy (built on first use)
     lattice: "LatticeRegistry | None" = None  # Crystal Lattice plugins registered from a notebook cell
+    plugin_sources_key: str | None = None  # the `plugin_sources` setting last loaded (reloaded when it changes)
 
     def skills(self, diagnostics: Diagnostics) -> SkillIndex:
         if self.skill_index is None:

@@ -33,6 +33,7 @@ class Turn:
     error: str | None = None
     interrupted: bool = False
     compactions: list[Any] = field(default_factory=list)
+    expansions: list[dict[str, Any]] = field(default_factory=list)  # feature completions applied to `message`
     # The rich display is drawn by the inspector, a layer above the engine: it registers itself here
     # (`a0nb.inspector` on import; `import a0nb` wires a lazy one). Without it a turn shows as text.
     display: ClassVar[TurnDisplay | None] = None
