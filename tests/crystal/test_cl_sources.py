@@ -64,7 +64,7 @@ def test_a_folder_without_descriptor_loads_every_plugin_class(nb: Path, tmp_path
     agent = Agent(nb, model=[_call("write_file"), answer("done")], settings={"plugin_sources": ["path:../repo"]})
     assert _ask(agent, "write_file") == "write_file ran"
     assert agent.tools.resolve("read_file") is not None
-    assert "echo" in agent._custom_providers()  # the seed's echo provider is a model prefix now
+    assert "echo" in agent.models.custom_providers()  # the seed's echo provider is a model prefix now
 
 
 def test_a_single_entry_mapping(nb: Path, tmp_path: Path) -> None:
