@@ -105,7 +105,7 @@ class Agent(ModelCalls):
         self.prompts = PromptEngine(prompt_dirs(self.hierarchy.roots), self.diagnostics)
         self.prompts.trust_listings = True
         self._prompt_generation = self.hierarchy.generation
-        self._projects = ProjectCache(self.diagnostics, home=self.shared.home) if _accepts_home() else ProjectCache(self.diagnostics)
+        self._projects = ProjectCache(self.diagnostics, home=self.shared.home)
         self._arguments = {"model": model if isinstance(model, str) else None, "utility_model": utility_model,
                            **(settings or {})}
         self._model_list = None if model is None or isinstance(model, str) else list(model)
@@ -464,11 +464,6 @@ class Agent(ModelCalls):
 
 _CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("a0nb_cancel", default=None)
 _ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
-
-
-def _accepts_home() -> bool:
-    import inspect
-    return "home" in inspect.signature(ProjectCache).parameters
 
 
 def _drop_empty(content: Any) -> Any:

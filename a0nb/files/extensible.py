@@ -26,9 +26,6 @@ class PointRegistry(abc.ABC):
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None: ...
 
 
-_UNSET: Any = object()
-
-
 def function_point(fn: Callable[..., Any]) -> str:
     """The implicit point name of `fn`: `_functions/<module path>/<qualname path>`."""
     module = fn.__module__ or "__main__"
@@ -38,8 +35,9 @@ def function_point(fn: Callable[..., Any]) -> str:
 
 def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, PointRegistry | None]:
     candidate = kwargs.get("agent")
-    if isinstance(getattr(candidate, "extensions", None), PointRegistry):
-        return candidate, candidate.extensions
+    reg = getattr(candidate, "extensions", None)
+    if isinstance(reg, PointRegistry):
+        return candidate, reg
     for a in args:
         reg = getattr(a, "extensions", None)
         if isinstance(reg, PointRegistry):

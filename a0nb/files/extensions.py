@@ -145,9 +145,9 @@ class Extensions(PointRegistry):
         is_class = isinstance(fn, type)
         if is_class and not issubclass(cast(type, fn), Extension):
             raise A0Error(f"{fn!r} is a class but not an Extension subclass")
-        name = name or getattr(fn, "__name__", "extension")
-        info = ExtensionInfo(point, name, cast(Callable[..., Any], fn), None, REGISTERED, is_class=is_class)
-        self.registered.setdefault(point, {})[name] = info
+        key = name or str(getattr(fn, "__name__", "extension"))
+        info = ExtensionInfo(point, key, cast(Callable[..., Any], fn), None, REGISTERED, is_class=is_class)
+        self.registered.setdefault(point, {})[key] = info
         return info
 
     def unregister(self, point: str, name: str) -> None:
