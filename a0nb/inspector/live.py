@@ -64,11 +64,15 @@ class LiveTurn:
 
     def finish(self, turn: Any = None) -> Rendering:
         """Stop listening and replace the live display by the static rendering of the turn."""
-        self.throttle.flush()
-        self._unregister()
         turn = turn if turn is not None else (self.agent.turns[-1] if self.agent.turns else None)
         rendering = render_turn(turn, agent=self.agent) if turn is not None else Rendering(
             "no turn", h.root(h.note("The turn did not start.")))
+        return self.replace(rendering)
+
+    def replace(self, rendering: Rendering) -> Rendering:
+        """Stop listening and show `rendering` where the live view was (e.g. the one error of a failed turn)."""
+        self.throttle.flush()
+        self._unregister()
         self.sink.update(rendering, self.display_id)
         if not self._finished:
             for widget in reversed(self._widgets):
@@ -112,12 +116,16 @@ class LiveTurn:
         self.throttle.push("progress", str(ctx.get("content", "")))
 
     def _on_tool_before(self, tool_args: dict[str, Any], tool_name: str) -> None:
-        self.throttle.now(lambda: (self._tool_card(tool_name, tool_args, "", "running"),
-                                   self._set(self.status, "value", self._status_html("running", tool_name))))
+        def update() -> None:
+            self._tool_card(tool_name, tool_args, "", "running")
+            self._set(self.status, "value", self._status_html("running", tool_name))
+        self.throttle.now(update)
 
     def _on_tool_after(self, response: Any, tool_name: str) -> None:
-        self.throttle.now(lambda: (self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done"),
-                                   self._set(self.status, "value", self._status_html("running"))))
+        def update() -> None:
+            self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done")
+            self._set(self.status, "value", self._status_html("running"))
+        self.throttle.now(update)
 
     def _on_record(self, record: Any) -> None:
         self.throttle.now(lambda: self._recorded(record))

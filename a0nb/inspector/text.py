@@ -45,6 +45,18 @@ def kinds_line(record: Any) -> str:
     return " · ".join(f"{k} {v:,}" for k, v in totals.items())
 
 
+def answered(record: Any) -> bool:
+    """The call reached a model and came back with something (a reply, reasoning, usage or a tool request)."""
+    return bool(record.response or record.reasoning or record.usage or record.tool_request)
+
+
+def no_request(record: Any) -> str:
+    """Why a chat call has no tool request: its error, no reply at all, or a reply without a valid request."""
+    if record.error:
+        return f"error: {one_line(record.error, 60)}"
+    return "no reply" if not answered(record) else "no valid tool request"
+
+
 def turn_text(turn: Any) -> str:
     chat = [c for c in turn.calls if c.role == "chat"]
     head = (f"Turn {turn.index} · {status(turn)} · {plural(len(turn.calls), 'model call')} · "
@@ -56,7 +68,7 @@ def turn_text(turn: Any) -> str:
             lines.append(f"  #{c.index} {one_line(req.get('headline', ''), 40)} → {req.get('tool_name', '')}"
                          f"({args_text(req.get('tool_args', {}), 50)})")
         else:
-            lines.append(f"  #{c.index} " + (f"error: {one_line(c.error, 60)}" if c.error else "no valid tool request"))
+            lines.append(f"  #{c.index} {no_request(c)}")
     lines = limit(lines)
     if turn.error:
         lines.append(f"error: {one_line(turn.error, 100)}")

@@ -60,7 +60,8 @@ def step_card(c: Any, style: PathStyle, open_: bool = True, cap: int = 20_000) -
         if c.tool_result is not None and c.tool_result != req.get("tool_args", {}).get("text"):
             body.append(h.badge("result", "user") + h.collapsed(style(c.tool_result), short=600, cap=cap, label="result"))
     else:
-        body.append(h.banner("the reply held no valid tool request" + (f" ({c.error})" if c.error else ""), "warning"))
+        why = "the reply held no valid tool request" if t.answered(c) else "the call got no reply"
+        body.append(h.banner(why + (f" ({c.error})" if c.error else ""), "warning"))
         if c.response:
             body.append(h.collapsed(style(c.response), short=300, cap=cap, label="reply"))
     if c.error and req:
@@ -126,7 +127,7 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
             parts.append(step_card(c, style, open_=len(main) <= 6))
     if turn.text:
         parts.append(h.heading("Answer") + h.markdown(style(turn.text)))
-    if calls:
+    if any(t.answered(c) for c in calls):  # a turn whose calls never got a reply has nothing to chart
         palette = Palette().prime(calls)
         rows = "".join(call_row(c, palette) for c in calls)
         charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
