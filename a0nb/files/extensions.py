@@ -261,6 +261,8 @@ def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
     return _call_subset(info.factory, agent, kwargs)
 
 
+# A process-wide cache, not state: a function's signature never changes, and a registered function is the key
+# (bounded, so re-registered notebook functions do not pile up).
 @functools.lru_cache(maxsize=512)
 def _accepted(fn: Callable[..., Any]) -> tuple[bool, frozenset[str]]:
     try:
