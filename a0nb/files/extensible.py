@@ -5,7 +5,8 @@ from __future__ import annotations
 import abc
 import functools
 import inspect
-from typing import Any, Callable, TypeVar, cast
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, TypeVar, cast
 
 __all__ = ["PointRegistry", "extensible", "function_point"]
 
@@ -26,9 +27,14 @@ class PointRegistry(abc.ABC):
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None: ...
 
 
+# a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
+UPSTREAM_MODULE_NAMES: Mapping[str, str] = MappingProxyType({"a0nb.engine.agent": "agent"})
+
+
 def function_point(fn: Callable[..., Any]) -> str:
     """The implicit point name of `fn`: `_functions/<module path>/<qualname path>`."""
     module = fn.__module__ or "__main__"
+    module = UPSTREAM_MODULE_NAMES.get(module, module)
     qual = fn.__qualname__.replace(".<locals>", "")
     return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
 
