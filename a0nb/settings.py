@@ -46,6 +46,9 @@ class Settings:
     model_kwargs: dict[str, Any] | None = None
     utility_model_kwargs: dict[str, Any] | None = None
     native_tools: bool = False   # also send the tools as native function schemas (providers tagged `tools`)
+    # Crystal Lattice plugin sources: "pkg.mod.Class", "path:DIR", {"path", "entry"}, "git+URL#REF", {"git", "ref",
+    # "entry"} (git only with A0NB_ALLOW_REMOTE_PLUGINS=1 in the environment)
+    plugin_sources: list[Any] | None = None
 
 
 _NAMES = frozenset(f.name for f in fields(Settings))
@@ -57,6 +60,15 @@ def _coerce(name: str, value: Any) -> Any:
     kind = {f.name: f.type for f in fields(Settings)}[name]
     if value is None or value == "":
         return None if "None" in str(kind) else value
+    if "list" in str(kind):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip().startswith("[") else [v.strip() for v in value.split(",") if v.strip()]
+            except ValueError:
+                raise ConfigError(f"{name} must be a JSON list (got {value!r})") from None
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{name} must be a list (got {type(value).__name__})")
+        return list(value)
     if "dict" in str(kind):
         if isinstance(value, str):
             try:
