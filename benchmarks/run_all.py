@@ -196,7 +196,7 @@ def sec_load(ctx: Ctx) -> None:
                        "(real model configured, not called)", "ms", stats(first), goal="≤ 300 ms",
                        holds=statistics.median(first) <= 300,
                        note="medians: " + ", ".join(f"{k} {v:.0f} ms" for k, v in parts.items())
-                            + "; litellm's warm-up import gives way while the ask runs; the token encoder's "
+                            + "; litellm's warm-up import waits until no turn has run for 0.25 s; the token encoder's "
                               "cache in $A0NB_HOME/cache exists after the machine's first load"), a0nb=first)
     if ctx.plan.quick:
         ctx.skip("first.real", "load + first call with a real model (litellm mock_response)", "--quick")

@@ -11,15 +11,19 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, TypeVar, cast
+from typing import Any, Awaitable, Callable, cast
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error, ExtensionError, RepairableError
+from a0nb.files.extensible import PointRegistry, extensible, function_point
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
 from a0nb.files.points import POINTS, is_known
 
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = [
+    "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "function_point",
+]
+
 REGISTERED = "registered in the notebook"
 # A user's sync extension runs in a worker thread (so a hang can be cut off at `timeout`) until it has been
 # quick QUICK_RUNS times in a row; then it runs inline, timed, and goes back to a worker after a slow run.
@@ -65,7 +69,7 @@ class FireStats:
     trace: list[str] | None = None
 
 
-class Extensions:
+class Extensions(PointRegistry):
     """The extension registry of one agent."""
 
     def __init__(self, hierarchy: Hierarchy, loader: ModuleLoader, diagnostics: Diagnostics,
@@ -153,9 +157,9 @@ class Extensions:
         is_class = isinstance(fn, type)
         if is_class and not issubclass(cast(type, fn), Extension):
             raise A0Error(f"{fn!r} is a class but not an Extension subclass")
-        name = name or getattr(fn, "__name__", "extension")
-        info = ExtensionInfo(point, name, cast(Callable[..., Any], fn), None, REGISTERED, is_class=is_class)
-        self.registered.setdefault(point, {})[name] = info
+        key = name or str(getattr(fn, "__name__", "extension"))
+        info = ExtensionInfo(point, key, cast(Callable[..., Any], fn), None, REGISTERED, is_class=is_class)
+        self.registered.setdefault(point, {})[key] = info
         return info
 
     def unregister(self, point: str, name: str) -> None:
@@ -288,6 +292,8 @@ def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
     return _call_subset(info.factory, agent, kwargs)
 
 
+# A process-wide cache, not state: a function's signature never changes, and a registered function is the key
+# (bounded, so re-registered notebook functions do not pile up).
 @functools.lru_cache(maxsize=512)
 def _accepted(fn: Callable[..., Any]) -> tuple[bool, frozenset[str]]:
     try:
@@ -350,90 +356,3 @@ def _closest(point: str) -> str:
     import difflib
     match = difflib.get_close_matches(point, list(POINTS), n=1)
     return f" (did you mean {match[0]!r}?)" if match else ""
-
-
-# -- @extensible -------------------------------------------------------------------------------
-_UNSET: Any = object()
-
-
-# a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
-UPSTREAM_MODULE_NAMES = {"a0nb.engine.agent": "agent"}
-
-
-def function_point(fn: Callable[..., Any]) -> str:
-    module = fn.__module__ or "__main__"
-    module = UPSTREAM_MODULE_NAMES.get(module, module)
-    qual = fn.__qualname__.replace(".<locals>", "")
-    return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
-
-
-def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Extensions | None]:
-    candidate = kwargs.get("agent")
-    if isinstance(getattr(candidate, "extensions", None), Extensions):
-        return candidate, candidate.extensions
-    for a in args:
-        reg = getattr(a, "extensions", None)
-        if isinstance(reg, Extensions):
-            return a, reg
-    return None, None
-
-
-def _normalise(data: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    args = data["args"] if isinstance(data["args"], tuple) else (data["args"],)
-    kwargs = data["kwargs"] if isinstance(data["kwargs"], dict) else {}
-    return args, kwargs
-
-
-def extensible(fn: F) -> F:
-    """Give `fn` the implicit points `_functions/<module>/<qualname>/start|end`.
-
-    Start extensions may replace `data["args"]`/`data["kwargs"]`, set `data["result"]` (the call is
-    skipped) or `data["exception"]` (raised at once); end extensions may replace the result or
-    replace/clear the exception."""
-    base = function_point(fn)
-    start, end = base + "/start", base + "/end"
-
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            agent, reg = _find_registry(args, kwargs)
-            if reg is None or not (reg.resolve(start) or reg.resolve(end)):
-                return await fn(*args, **kwargs)
-            data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
-            await reg.call(start, agent, data=data)
-            if data["exception"] is not None:
-                raise data["exception"]
-            if data["result"] is _UNSET:
-                a, k = _normalise(data)
-                try:
-                    data["result"] = await fn(*a, **k)
-                except Exception as exc:  # handed to end extensions, which may clear it
-                    data["exception"] = exc
-            await reg.call(end, agent, data=data)
-            if data["exception"] is not None:
-                raise data["exception"]
-            return None if data["result"] is _UNSET else data["result"]
-        async_wrapper.__a0_point__ = base  # type: ignore[attr-defined]
-        return cast(F, async_wrapper)
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        agent, reg = _find_registry(args, kwargs)
-        if reg is None or not (reg.resolve(start) or reg.resolve(end)):
-            return fn(*args, **kwargs)
-        data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
-        reg.call_sync(start, agent, data=data)
-        if data["exception"] is not None:
-            raise data["exception"]
-        if data["result"] is _UNSET:
-            a, k = _normalise(data)
-            try:
-                data["result"] = fn(*a, **k)
-            except Exception as exc:
-                data["exception"] = exc
-        reg.call_sync(end, agent, data=data)
-        if data["exception"] is not None:
-            raise data["exception"]
-        return None if data["result"] is _UNSET else data["result"]
-    wrapper.__a0_point__ = base  # type: ignore[attr-defined]
-    return cast(F, wrapper)

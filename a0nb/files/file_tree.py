@@ -87,6 +87,7 @@ def file_tree(
     return "\n".join(lines)
 
 
+# A process-wide cache, not state: the compiled matcher is a pure function of the ignore text.
 @functools.lru_cache(maxsize=32)
 def _matcher(ignore: str) -> Callable[[str], bool]:
     lines = [ln for ln in ignore.splitlines() if ln.strip()]

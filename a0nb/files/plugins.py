@@ -1,5 +1,5 @@
 """Plugins: folders with `plugin.yaml` (notebook `plugins/`, `$A0NB_HOME/plugins/`, pip entry points
-in group `a0nb.files.plugins`, bundled `plugins/`), scoped `.toggle-0/1` switches and scoped config."""
+in group `a0nb.plugins`, bundled `plugins/`), scoped `.toggle-0/1` switches and scoped config."""
 from __future__ import annotations
 
 import json
@@ -73,8 +73,8 @@ def _folders(base: Path) -> list[Path]:
 
 
 def _entry_point_folders(diagnostics: Diagnostics) -> list[tuple[Path, str]]:
-    """pip-installed plugins: an entry point in group `a0nb.files.plugins` naming a package whose folder holds plugin.yaml."""
-    out = []
+    """pip-installed plugins: an entry point in group `a0nb.plugins` naming a package whose folder holds plugin.yaml."""
+    out: list[tuple[Path, str]] = []
     try:
         eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
     except Exception as exc:  # broken metadata of some other distribution

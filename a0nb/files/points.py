@@ -63,7 +63,3 @@ def is_known(point: str) -> bool:
         return True
     return point.startswith(FUNCTION_POINT_PREFIX) and point.rsplit("/", 1)[-1] in ("start", "end")
 
-
-def describe_points() -> str:
-    """One line per point: `name(kwargs) — doc`."""
-    return "\n".join(f"{p.name}({', '.join(p.kwargs)}) — {p.doc}" for p in POINTS.values())

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Iterable, Sequence
 
+from a0nb.diagnostics import Diagnostics
 from a0nb.errors import ModelError
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
 from a0nb.providers.base import ModelConfig, ModelReply, Provider, new_partial
+from a0nb.resources import bundled_root
 
 __all__ = ["ProviderExtension", "ProviderExtensionError", "LoadedExtension", "CallPipeline", "provider_tags",
            "discover_provider_extensions", "bundled_provider_extensions", "extensions_from_folders"]
@@ -127,8 +129,6 @@ class _BundledCache:
 
     def get(self) -> list[LoadedExtension]:
         if self.value is None:
-            from a0nb.diagnostics import Diagnostics
-            from a0nb.resources import bundled_root
             root = bundled_root()
             folder = root / "providers"
             folders = [("bundled", root, folder)] if folder.is_dir() else []
@@ -136,6 +136,7 @@ class _BundledCache:
         return self.value
 
 
+# Process-wide cache: the bundled folder belongs to the installed package, the same for every agent.
 _BUNDLED = _BundledCache()
 
 

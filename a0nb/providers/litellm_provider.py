@@ -3,18 +3,14 @@ Streams with usage, folds text and reasoning per chunk, prices the reply once at
 fragments are folded by the bundled `native_tool_calls` provider extension."""
 from __future__ import annotations
 
-import _imp
 import asyncio
-import builtins
 import importlib
 import os
-import sys
 import threading
-import time
 from typing import Any, AsyncIterator, Callable
 
 from a0nb.errors import ConfigError, ModelError
-from a0nb.providers.foreground import FOREGROUND
+from a0nb.providers.foreground import FOREGROUND, Foreground
 from a0nb.providers.base import ModelConfig, ModelReply, new_partial
 from a0nb.providers.chunks import delta_of, field, plain
 from a0nb.providers.faults import classify, is_provider_error
@@ -23,43 +19,37 @@ __all__ = ["LiteLLMProvider", "warm_import_in_background"]
 
 
 class _LazyImport:
-    """A module imported on first use or warmed on a daemon thread. Process-wide by nature (it mirrors
-    sys.modules), so litellm's lives at module level; the lock keeps a warm-up and a first call from
-    importing and configuring it twice.
+    """A module imported on first use, or ahead of it on a daemon thread. The warm-up starts its import only
+    once no turn has run for QUIET seconds, so a turn that does not need the module never shares the
+    interpreter with that import; a turn that needs it imports it at once (or waits for the import under
+    way). The lock keeps a warm-up and a first call from importing and configuring it twice."""
 
-    The warm-up gives way to agent turns: while one runs, the warm-up thread waits at its next import
-    statement. It goes on at once when a call needs the module now (`get` from another thread), when the
-    import lock is held (a finder may be importing under it), or when another thread waits for a module
-    lock (which the paused warm-up may hold); and it gives way only during its first GIVE_WAY_FOR seconds,
-    so a lock nobody can see costs that at most."""
+    QUIET = 0.25  # seconds without a turn; back-to-back cells (Run All) come closer together than this
 
-    POLL = 0.005
-    GIVE_WAY_FOR = 1.0  # seconds after the warm-up started; afterwards it competes like any thread
-
-    def __init__(self, name: str, configure: Callable[[Any], None] = lambda module: None) -> None:
-        self.name, self.configure = name, configure
+    def __init__(self, name: str, configure: Callable[[Any], None] = lambda module: None,
+                 foreground: Foreground = FOREGROUND) -> None:
+        self.name, self.configure, self.foreground = name, configure, foreground
         self.lock = threading.Lock()
         self.module: Any = None
         self.thread: threading.Thread | None = None
-        self.urgent = False
-        self.started = 0.0
+        self.waiting = threading.Event()  # the warm-up waits for a quiet moment (tests and benchmarks read it)
+        self.warmed = False  # the warm-up, not a call, imported the module
 
     def get(self) -> Any:
         if self.module is not None:
             return self.module
-        if self.thread is not None and threading.current_thread() is not self.thread:
-            self.urgent = True  # a call is waiting: the warm-up stops giving way
         with self.lock:
             if self.module is None:
                 module = importlib.import_module(self.name)
                 self.configure(module)
                 self.module = module
+                self.warmed = threading.current_thread() is self.thread
         return self.module
 
     def warm(self, first: Callable[[], Any] | None = None, then: Callable[[Any], Any] | None = None) -> bool:
-        """Import on a daemon thread; `first` runs on that thread before (work a turn needs sooner), `then`
-        after, with the module (what the first call would otherwise load). False when the module was already
-        imported or being imported (nothing started, `first` and `then` not run)."""
+        """Import on a daemon thread; `first` runs on that thread at once (work a turn needs sooner), `then`
+        after the import, with the module (what the first call would otherwise load). False when the module
+        was already imported or a warm-up was started before (nothing started, `first` and `then` not run)."""
         with self.lock:
             if self.module is not None or self.thread is not None:
                 return False
@@ -71,59 +61,21 @@ class _LazyImport:
     def _warm(self, first: Callable[[], Any] | None, then: Callable[[Any], Any] | None) -> None:
         if first is not None:
             first()
-        self.started = time.perf_counter()
-        gate = _GiveWay(threading.get_ident(), self._should_wait, self.POLL)
-        builtins.__import__ = gate
+        self.waiting.set()
+        self.foreground.wait_quiet(self.QUIET)
+        self.waiting.clear()
+        if self.module is not None:
+            return  # a call needed it first: it imported it and did the work `then` would do
         try:
             module = self.get()
         except Exception:  # noqa: BLE001 - a broken install surfaces on the first real call, with its message
             return
-        finally:
-            gate.ident = None  # inert from now on, also if another hook chained to it stays installed
-            if builtins.__import__ is gate:  # unless someone replaced it after us
-                builtins.__import__ = gate.original
         if then is not None:
+            self.foreground.wait_quiet(self.QUIET)
             try:
                 then(module)
             except Exception:  # noqa: BLE001 - only a warm-up: the first call does the same work and reports
                 pass
-
-    def _should_wait(self, me: int) -> bool:
-        if not FOREGROUND.busy or self.urgent or _imp.lock_held() or _another_thread_waits_for_a_module(me):
-            return False
-        if time.perf_counter() - self.started > self.GIVE_WAY_FOR:
-            self.urgent = True  # a lock we cannot see may be involved: never wait longer than this, in all
-            return False
-        return True
-
-
-class _GiveWay:
-    """Stands in for `builtins.__import__` during the warm-up: in the warm-up thread each import statement
-    first waits while a turn runs. It waits before the import system takes any lock of its own; the module
-    locks the thread already holds (modules it is executing) are what `_another_thread_waits_for_a_module`
-    watches. Other threads go straight through."""
-
-    def __init__(self, ident: int, should_wait: Any, poll: float) -> None:
-        self.ident: int | None = ident
-        self.should_wait, self.poll = should_wait, poll
-        self.original = builtins.__import__
-
-    def __call__(self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        ident = self.ident
-        if ident is not None and threading.get_ident() == ident:
-            while self.should_wait(ident):
-                time.sleep(self.poll)
-        return self.original(name, globals, locals, fromlist, level)
-
-
-def _another_thread_waits_for_a_module(me: int) -> bool:
-    """True when some other thread is blocked on a module lock (`_ModuleLock.acquire` in the import system):
-    the paused warm-up may hold that lock, so it must go on, or both would wait for each other."""
-    for ident, frame in sys._current_frames().items():
-        code = frame.f_code
-        if ident != me and code.co_name == "acquire" and code.co_filename == "<frozen importlib._bootstrap>":
-            return True
-    return False
 
 
 def _configure(litellm: Any) -> None:
@@ -134,6 +86,7 @@ def _configure(litellm: Any) -> None:
 
 # must precede the import: otherwise litellm fetches its price map from GitHub at import time
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Process-wide by nature, like sys.modules which it mirrors: every agent in the process shares one litellm.
 _LOADER = _LazyImport("litellm", _configure)
 
 

@@ -1,0 +1,112 @@
+"""`@extensible`: the implicit `_functions/<module>/<qualname>/start|end` points of a decorated function,
+fired through the extension registry of the agent the call is given (an `agent=` or positional argument)."""
+from __future__ import annotations
+
+import abc
+import functools
+import inspect
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, TypeVar, cast
+
+__all__ = ["PointRegistry", "extensible", "function_point"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_UNSET: Any = object()
+
+
+class PointRegistry(abc.ABC):
+    """What `@extensible` needs of an agent's `.extensions` (implemented by `files.extensions.Extensions`)."""
+
+    @abc.abstractmethod
+    def resolve(self, point: str) -> list[Any]: ...
+
+    @abc.abstractmethod
+    async def call(self, point: str, agent: Any, **kwargs: Any) -> None: ...
+
+    @abc.abstractmethod
+    def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None: ...
+
+
+# a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
+UPSTREAM_MODULE_NAMES: Mapping[str, str] = MappingProxyType({"a0nb.engine.agent": "agent"})
+
+
+def function_point(fn: Callable[..., Any]) -> str:
+    """The implicit point name of `fn`: `_functions/<module path>/<qualname path>`."""
+    module = fn.__module__ or "__main__"
+    module = UPSTREAM_MODULE_NAMES.get(module, module)
+    qual = fn.__qualname__.replace(".<locals>", "")
+    return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
+
+
+def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, PointRegistry | None]:
+    candidate = kwargs.get("agent")
+    reg = getattr(candidate, "extensions", None)
+    if isinstance(reg, PointRegistry):
+        return candidate, reg
+    for a in args:
+        reg = getattr(a, "extensions", None)
+        if isinstance(reg, PointRegistry):
+            return a, reg
+    return None, None
+
+
+def _normalise(data: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    args = data["args"] if isinstance(data["args"], tuple) else (data["args"],)
+    kwargs = data["kwargs"] if isinstance(data["kwargs"], dict) else {}
+    return args, kwargs
+
+
+def extensible(fn: F) -> F:
+    """Give `fn` the implicit points `_functions/<module>/<qualname>/start|end`.
+
+    Start extensions may replace `data["args"]`/`data["kwargs"]`, set `data["result"]` (the call is
+    skipped) or `data["exception"]` (raised at once); end extensions may replace the result or
+    replace/clear the exception."""
+    base = function_point(fn)
+    start, end = base + "/start", base + "/end"
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            agent, reg = _find_registry(args, kwargs)
+            if reg is None or not (reg.resolve(start) or reg.resolve(end)):
+                return await fn(*args, **kwargs)
+            data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
+            await reg.call(start, agent, data=data)
+            if data["exception"] is not None:
+                raise data["exception"]
+            if data["result"] is _UNSET:
+                a, k = _normalise(data)
+                try:
+                    data["result"] = await fn(*a, **k)
+                except Exception as exc:  # handed to end extensions, which may clear it
+                    data["exception"] = exc
+            await reg.call(end, agent, data=data)
+            if data["exception"] is not None:
+                raise data["exception"]
+            return None if data["result"] is _UNSET else data["result"]
+        async_wrapper.__a0_point__ = base  # type: ignore[attr-defined]
+        return cast(F, async_wrapper)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        agent, reg = _find_registry(args, kwargs)
+        if reg is None or not (reg.resolve(start) or reg.resolve(end)):
+            return fn(*args, **kwargs)
+        data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
+        reg.call_sync(start, agent, data=data)
+        if data["exception"] is not None:
+            raise data["exception"]
+        if data["result"] is _UNSET:
+            a, k = _normalise(data)
+            try:
+                data["result"] = fn(*a, **k)
+            except Exception as exc:
+                data["exception"] = exc
+        reg.call_sync(end, agent, data=data)
+        if data["exception"] is not None:
+            raise data["exception"]
+        return None if data["result"] is _UNSET else data["result"]
+    wrapper.__a0_point__ = base  # type: ignore[attr-defined]
+    return cast(F, wrapper)
