@@ -3,11 +3,12 @@
 Imports are lazy: `import a0nb` loads neither IPython, ipywidgets nor litellm."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
+_EXPORTS: Mapping[str, str] = MappingProxyType({
     "Agent": "a0nb.engine.agent",
     "Turn": "a0nb.engine.turn",
     "Tool": "a0nb.engine.tool",
@@ -24,7 +25,7 @@ _EXPORTS = {
     "POINTS": "a0nb.files.points",
     "paths": "a0nb.files.api",
     "render_prompt": "a0nb.files.api",
-}
+})
 
 __all__ = sorted(_EXPORTS) + ["load_ipython_extension", "unload_ipython_extension", "__version__"]
 
@@ -47,7 +48,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'a0nb' has no attribute {name!r}")
     import importlib
     value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
+    globals()[name] = value  # a cache: the next lookup skips __getattr__ (same value every time)
     return value
 
 

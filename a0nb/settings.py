@@ -6,6 +6,7 @@ import json
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
 import yaml
@@ -57,9 +58,9 @@ class Settings:
     mcp_timeout: float = 60.0
 
 
-_NAMES = {f.name for f in fields(Settings)}
-_BOOLS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
-_ENV = {name: "A0NB_" + name.upper() for name in _NAMES}
+_NAMES = frozenset(f.name for f in fields(Settings))
+_BOOLS: Mapping[str, bool] = MappingProxyType({"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False})
+_ENV: Mapping[str, str] = MappingProxyType({name: "A0NB_" + name.upper() for name in sorted(_NAMES)})
 
 
 def _coerce(name: str, value: Any) -> Any:

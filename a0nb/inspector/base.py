@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 METADATA_KEY = "a0"
 
@@ -80,11 +80,16 @@ class PathStyle:
         text = str(value)
         for path, name in self.replacements:
             if path in text:
-                text = re.sub(re.escape(path) + _TAIL, lambda _m, n=name: n, text)
+                text = re.sub(re.escape(path) + _TAIL, _literal(name), text)
         return text
 
     def many(self, values: Iterable[object]) -> list[str]:
         return [self(v) for v in values]
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement that is `text` as written (no backslash or group escapes)."""
+    return lambda _m: text
 
 
 def _expand(pairs: list[tuple[Path, str]]) -> tuple[tuple[str, str], ...]:

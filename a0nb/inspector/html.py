@@ -3,27 +3,28 @@ and token bars. Inline styles only (GitHub strips <style>/<script>); light panel
 from __future__ import annotations
 
 import html as _html
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
 
 FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;line-height:1.45"
 MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
 INK, MUTED, LINE, PANEL, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#f6f8fa", "#ffffff"
 
-ROLE_COLOURS = {
+ROLE_COLOURS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "system": ("#ddf4ff", "#0550ae"), "user": ("#dafbe1", "#116329"), "assistant": ("#fbefff", "#6639ba"),
     "tool": ("#fff8c5", "#7d4e00"), "utility": ("#eaeef2", "#424a53"), "error": ("#ffebe9", "#a40e26"),
     "warning": ("#fff8c5", "#7d4e00"), "info": ("#ddf4ff", "#0550ae"), "ok": ("#dafbe1", "#116329"),
-}
+})
 
 # Composition buckets: hue families per kind, shades cycle within a family.
-FAMILIES = {
+FAMILIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "system": ("#218bff", "#54aeff", "#0969da", "#80ccff", "#0550ae", "#b6e3ff"),
     "raw": ("#2da44e",), "summarised": ("#8fb339",),
     "persistent": ("#e16f24", "#fb8f44", "#bc4c00", "#ffb77c"),
     "temporary": ("#d4a72c", "#eac54f", "#bf8700", "#f5e0a0"),
     "skill": ("#8250df", "#a475f9", "#c297ff"),
     "other": ("#8c959f", "#afb8c1"),
-}
+})
 
 
 def esc(value: object) -> str:

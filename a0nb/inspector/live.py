@@ -112,12 +112,16 @@ class LiveTurn:
         self.throttle.push("progress", str(ctx.get("content", "")))
 
     def _on_tool_before(self, tool_args: dict[str, Any], tool_name: str) -> None:
-        self.throttle.now(lambda: (self._tool_card(tool_name, tool_args, "", "running"),
-                                   self._set(self.status, "value", self._status_html("running", tool_name))))
+        def update() -> None:
+            self._tool_card(tool_name, tool_args, "", "running")
+            self._set(self.status, "value", self._status_html("running", tool_name))
+        self.throttle.now(update)
 
     def _on_tool_after(self, response: Any, tool_name: str) -> None:
-        self.throttle.now(lambda: (self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done"),
-                                   self._set(self.status, "value", self._status_html("running"))))
+        def update() -> None:
+            self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done")
+            self._set(self.status, "value", self._status_html("running"))
+        self.throttle.now(update)
 
     def _on_record(self, record: Any) -> None:
         self.throttle.now(lambda: self._recorded(record))

@@ -64,7 +64,7 @@ def composition_chart(records: Sequence[Any], palette: Palette | None = None) ->
     slot, bar = _slots(len(records))
     ph = H - TOP - BOTTOM
     for i, r in enumerate(records):
-        x, y = LEFT + slot * i + (slot - bar) / 2, TOP + ph
+        x, y = LEFT + slot * i + (slot - bar) / 2, float(TOP + ph)
         for label, tokens, colour in palette.segments(r):
             h = ph * tokens / top
             y -= h
@@ -99,7 +99,7 @@ def history_chart(records: Sequence[Any], compactions: Sequence[Any] = ()) -> st
     slot, bar = _slots(len(records))
     ph = H - TOP - BOTTOM
     for i, r in enumerate(records):
-        x, y = LEFT + slot * i + (slot - bar) / 2, TOP + ph
+        x, y = LEFT + slot * i + (slot - bar) / 2, float(TOP + ph)
         summarised = sum(p.tokens for p in r.parts if p.kind == "history" and p.origin == "summarised")
         for label, tokens, colour in (("summarised", summarised, "#8fb339"), ("raw", values[i] - summarised, "#2da44e")):
             h = ph * tokens / top

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from a0nb.notebook.commands import SUBCOMMANDS
+
 MATCHER_ID = "a0nb.completion"
 _WORD = re.compile(r"[\w\-./:@~]*$")
 _LINE_MAGIC = re.compile(r"^\s*%a0(\s|$)")
@@ -113,7 +115,6 @@ def complete(magics: Any, full_text: str, cursor_line: int, cursor_pos: int, tok
     ctx = locate(full_text, cursor_line, line, before, magics.chat.on)
     if ctx is None:
         return []
-    from a0nb.notebook.magics import SUBCOMMANDS
     words = candidates(ctx, lambda: magics.agent, SUBCOMMANDS)
     if ctx.kind == "message":
         words += _feature_words(magics, full_text, cursor_line, cursor_pos, ctx)

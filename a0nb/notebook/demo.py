@@ -9,17 +9,18 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
 QUICKSTART = "01-quickstart"
 TIMEOUT = 300  # seconds per cell; a replayed cell takes well under one
 KERNEL = "python3"  # this environment's Python kernel: the quickstart loads a0nb itself
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-KERNEL_ENV = {
+KERNEL_ENV: Mapping[str, str] = MappingProxyType({
     # no cost-map download and no network at all in the kernel: the demo replays a cassette
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     "LITELLM_OFFLINE_MODE": "true",
-}
+})
 
 
 # what a0nb reads from the environment besides the agent settings themselves

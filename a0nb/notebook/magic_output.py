@@ -1,13 +1,12 @@
 """What the `%a0` magic shows: bundles published with volatile values under the `a0` metadata key, the
-answer formats, errors as one line, and the lazy indirection to the inspector's renderings."""
+answer formats, errors as one line, and the inspector's renderings imported on first use."""
 from __future__ import annotations
 
 import html
 import importlib
 import json
 import re
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from a0nb.errors import A0Error
 
@@ -87,52 +86,11 @@ def code_of(answer: str) -> str:
     return (m.group(1) if m else answer).rstrip("\n")
 
 
-# -- the inspector, looked up lazily ------------------------------------------------------------------
+# -- the inspector, imported on first use (so `%load_ext a0nb` stays fast) ---------------------------
 
 def render(name: str, *args: Any) -> Any:
-    """Call `a0nb.inspector.<name>`; a plain-text summary when the inspector is not available."""
-    try:
-        fn = getattr(importlib.import_module("a0nb.inspector"), name)
-    except (ImportError, AttributeError):
-        return _fallback(name, args)
-    return fn(*args)
-
-
-class _Text:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/plain": self.text, "text/html": f"<pre>{html.escape(self.text)}</pre>"}
-
-
-def _fallback(name: str, args: tuple[Any, ...]) -> _Text | None:
-    if name == "render_footer":
-        return None  # the footer is an extra: without the inspector there is none
-    first = args[0] if args else None
-    second = args[1] if len(args) > 1 else None
-    summaries: dict[str, Callable[[], str]] = {
-        "render_turn": lambda: f"{first!r}\n\n{getattr(first, 'text', '')}",
-        "render_call": lambda: f"call {first.index} ({first.role}, {first.model}): {first.tokens} tokens\n"
-                               f"{first.response}",
-        "render_diff": lambda: f"calls {first.index} → {second.index}: {first.tokens} → {second.tokens} tokens",
-        "render_paths": lambda: first.hierarchy.describe(),
-        "render_diagnostics": lambda: "\n".join(str(d) for d in first.diagnostics) or "no diagnostics",
-        "render_skills": lambda: "\n".join(sorted(first.skills())) or "no skills",
-        "render_tools": lambda: "\n".join(first.tools.available()) or "no tools",
-        "render_plugins": lambda: "\n".join(p.name for p in first.hierarchy.plugins) or "no plugins",
-        "render_history": lambda: f"{len(first.history.output())} history messages",
-        "render_extensions": lambda: "\n".join(f"{second}: {e.label}" for e in first.extensions.resolve(second))
-        if second else "(the inspector shows extensions per point)",
-        "export_trace": lambda: _export_jsonl(first, Path(second)),
-    }
-    make = summaries.get(name, lambda: f"({name}: the inspector is not available)")
-    return _Text(make())
-
-
-def _export_jsonl(agent: Any, path: Path) -> str:
-    from a0nb.engine.records import export_jsonl
-    return str(export_jsonl(agent.calls, path if path.suffix == ".jsonl" else path.with_suffix(".jsonl")))
+    """Call `a0nb.inspector.<name>(*args)`: the renderings of call records, turns and agent views."""
+    return getattr(importlib.import_module("a0nb.inspector"), name)(*args)
 
 
 __all__ = ["Output", "render", "turn_metadata", "code_of"]

@@ -2,6 +2,7 @@
 provenance, caching and a property test that arbitrary text never breaks rendering."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from a0nb.files import prompts as prompts_module
+from a0nb.files import templates as templates_module
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
 from a0nb.files.roots import Root
@@ -424,9 +425,9 @@ def test_loader_class_cached_when_unchanged(engine: PromptEngine, lo: Path) -> N
     write(lo / "v.py", vars_py("{'v': 'x'}"))
     age(lo)
     engine.render("v.md")
-    (cls_before,) = [hit[1] for hit in engine._classes.values()]
+    (cls_before,) = [hit[1] for hit in engine._loaders._classes.values()]
     engine.render("v.md")
-    (cls_after,) = [hit[1] for hit in engine._classes.values()]
+    (cls_after,) = [hit[1] for hit in engine._loaders._classes.values()]
     assert cls_before is cls_after
 
 
@@ -604,10 +605,10 @@ def test_warm_render_parses_nothing(engine: PromptEngine, hi: Path, lo: Path, mo
     age(hi, lo)
     assert engine.render("main.md", v=1).text == "P+1"
     calls: list[str] = []
-    real_parse, real_scandir = prompts_module._parse, os.scandir
-    monkeypatch.setattr(prompts_module, "_parse", lambda *a: calls.append("parse") or real_parse(*a))
-    monkeypatch.setattr(prompts_module.os, "scandir", lambda *a: calls.append("scandir") or real_scandir(*a))
-    monkeypatch.setattr(prompts_module.importlib.util, "spec_from_file_location", lambda *a: calls.append("import"))
+    real_parse, real_scandir = templates_module._parse, os.scandir
+    monkeypatch.setattr(templates_module, "_parse", lambda *a: calls.append("parse") or real_parse(*a))
+    monkeypatch.setattr(os, "scandir", lambda *a: calls.append("scandir") or real_scandir(*a))
+    monkeypatch.setattr(importlib.util, "spec_from_file_location", lambda *a: calls.append("import"))
     assert engine.render("main.md", v=2).text == "P+2"
     assert calls == []
 

@@ -1,0 +1,120 @@
+"""Prompt file lookup: the ordered prompt folders, which of them holds a name, and the folder
+listings behind that (cached by folder mtime, or trusted until the owner invalidates)."""
+from __future__ import annotations
+
+import fnmatch
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Iterable, Sequence
+
+__all__ = ["PromptDir", "PromptFolders", "prompt_dirs", "valid_name", "stat_key", "RACY_NS"]
+
+# A file or folder changed less than this long before we read it may change again within the same
+# timestamp tick (coarse file-system clocks), so such reads are not trusted as cache entries.
+RACY_NS = 2_000_000_000
+
+Listings = dict[int, frozenset[str]]  # one render's memo: folder index -> file names
+
+
+@dataclass(frozen=True)
+class PromptDir:
+    """One prompts folder of the hierarchy."""
+
+    path: Path
+    label: str
+
+
+def prompt_dirs(roots: Iterable[Any]) -> list[PromptDir]:
+    """`PromptDir`s for `paths.Root`s (their `prompts/` sub-folders), existing or not, in order."""
+    return [PromptDir(Path(r.path) / "prompts", r.label) for r in roots]
+
+
+def valid_name(name: str) -> bool:
+    """A name relative to the prompt folders: not absolute, no drive, no `..`, no NUL."""
+    if not name or "\x00" in name or os.path.isabs(name) or PureWindowsPath(name).anchor:
+        return False
+    return ".." not in PurePosixPath(name.replace("\\", "/")).parts
+
+
+def stat_key(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+class PromptFolders:
+    """The prompt folders, highest priority first, and which of them hold a given file name."""
+
+    def __init__(self, dirs: Sequence[PromptDir]) -> None:
+        self.dirs: tuple[PromptDir, ...] = tuple(dirs)
+        self._listings: dict[Path, tuple[int | None, frozenset[str]]] = {}
+        # An owner that watches the prompt folders itself (the agent's Hierarchy) sets this and calls
+        # invalidate() on a change, so a warm render does not stat every folder again.
+        self.trust_listings = False
+
+    def invalidate(self) -> None:
+        self._listings.clear()
+
+    def find_all(self, name: str) -> list[PromptDir]:
+        if not valid_name(name):
+            return []
+        memo: Listings = {}
+        return [d for i, d in enumerate(self.dirs) if self.has(memo, i, name)]
+
+    def names(self, glob: str) -> list[tuple[str, PromptDir]]:
+        memo: Listings = {}
+        found: dict[str, PromptDir] = {}
+        for i, d in enumerate(self.dirs):
+            for name in fnmatch.filter(self._listing(memo, i), glob):
+                found.setdefault(name, d)
+        return sorted(found.items())
+
+    def has(self, memo: Listings, index: int, name: str) -> bool:
+        if "/" not in name and "\\" not in name:
+            return name in self._listing(memo, index)
+        try:
+            return (self.dirs[index].path / name).is_file()
+        except (OSError, ValueError):
+            return False
+
+    def locate(self, memo: Listings, name: str, start: int) -> int | None:
+        """Index of the first folder at or after `start` that holds `name`."""
+        return next((i for i in range(start, len(self.dirs)) if self.has(memo, i, name)), None)
+
+    def lower(self, memo: Listings, name: str, index: int) -> tuple[Path, ...]:
+        """The copies of `name` below folder `index` (the ones it overrides)."""
+        return tuple(self.dirs[j].path / name for j in range(index + 1, len(self.dirs)) if self.has(memo, j, name))
+
+    def _listing(self, memo: Listings, index: int) -> frozenset[str]:
+        got = memo.get(index)
+        if got is None:
+            got = memo[index] = self._scan(self.dirs[index].path)
+        return got
+
+    def _scan(self, folder: Path) -> frozenset[str]:
+        if self.trust_listings:
+            trusted = self._listings.get(folder)
+            if trusted is not None and trusted[0] is not None:
+                return trusted[1]
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except (OSError, ValueError):
+            if self.trust_listings:  # a missing folder stays missing until the owner invalidates
+                self._listings[folder] = (-1, frozenset())
+            return frozenset()
+        hit = self._listings.get(folder)
+        if hit is not None and hit[0] == mtime:
+            return hit[1]
+        started = time.time_ns()
+        try:
+            with os.scandir(folder) as entries:
+                names = frozenset(e.name for e in entries if e.is_file())
+        except OSError:
+            names = frozenset()
+        self._listings[folder] = (mtime if started - mtime > RACY_NS else None, names)
+        return names

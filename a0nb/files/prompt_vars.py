@@ -1,0 +1,112 @@
+"""Prompt variables: `VariablesPlugin` loaders (`name.py` beside `name.md`), imported and cached by
+file stamp, and how a variable's value becomes prompt text."""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from a0nb.diagnostics import Diagnostics
+from a0nb.files.prompt_lookup import RACY_NS
+
+__all__ = ["VariablesPlugin", "VariablesLoaders", "as_text", "py_name"]
+
+
+class VariablesPlugin:
+    """Subclass in `name.py` beside `name.md` to supply that prompt's variables (explicit kwargs win)."""
+
+    def get_variables(self, file: str, backup_dirs: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
+        return {}
+
+
+def as_text(value: Any) -> str:
+    """A variable's value as prompt text: strings as they are, dicts and lists as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):  # non-string keys, cycles
+            return str(value)
+    return str(value)
+
+
+def py_name(name: str) -> str:
+    """The loader file for a prompt file: `a/b.md` -> `a/b.py`."""
+    stem, ext = os.path.splitext(name)
+    return (stem if ext else name) + ".py"
+
+
+def _is_plugin(obj: Any) -> bool:
+    if not isinstance(obj, type) or obj is VariablesPlugin:
+        return False
+    # a reloaded a0nb.files.prompt_vars makes a new base class; files written against the old one still count
+    return issubclass(obj, VariablesPlugin) or any(
+        b.__name__ == "VariablesPlugin" and b.__module__.startswith("a0nb") for b in obj.__mro__[1:])
+
+
+class VariablesLoaders:
+    """Runs variables loaders; each file's class is imported once per (mtime, size) and reused."""
+
+    def __init__(self, diagnostics: Diagnostics) -> None:
+        self.diagnostics = diagnostics
+        self._classes: dict[Path, tuple[tuple[int, int] | None, type | None, str]] = {}
+        self._module_ids = itertools.count()
+
+    def variables(self, path: Path, md_path: Path, dirs: list[str], agent: object, kwargs: dict[str, Any],
+                  name: str) -> dict[str, Any]:
+        """The loader's variables for `md_path` ({} and an error diagnostic when the loader fails)."""
+        cls = self._plugin_class(path)
+        if cls is None:
+            return {}
+        extra = {k: v for k, v in kwargs.items() if k not in ("file", "backup_dirs", "_agent")}
+        try:
+            got = cls().get_variables(str(md_path), dirs, _agent=agent, **extra)
+            if not isinstance(got, dict):
+                raise TypeError(f"get_variables returned {type(got).__name__}, not a dict")
+        except (Exception, SystemExit) as exc:  # sys.exit() in a loader must not end the agent's event loop
+            self.diagnostics.add("error", "prompt", f"{cls.__name__}.get_variables failed: {type(exc).__name__}: "
+                                 f"{exc}; {name} rendered without its variables", path, fix="fix the loader")
+            return {}
+        return dict(got)
+
+    def _plugin_class(self, path: Path) -> type | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_size)
+        hit = self._classes.get(path)
+        if hit is None or hit[0] != key:
+            started = time.time_ns()
+            cls, error = self._import(path)
+            hit = (key if started - key[0] > RACY_NS else None, cls, error)
+            self._classes[path] = hit
+        if hit[2]:
+            self.diagnostics.add("error", "prompt", hit[2], path, fix="fix the file; the prompt renders without it")
+        return hit[1]
+
+    def _import(self, path: Path) -> tuple[type | None, str]:
+        module_name = f"_a0nb_prompt_vars_{id(self):x}_{next(self._module_ids)}"
+        try:
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            if spec is None or spec.loader is None:
+                return None, "cannot be imported as a Python file"
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module  # dataclasses and typing look the module up while it runs
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.modules.pop(module_name, None)
+        except (Exception, SystemExit) as exc:
+            return None, f"variables loader failed to import: {type(exc).__name__}: {exc}"
+        classes = [v for v in vars(module).values() if _is_plugin(v)]
+        own = [c for c in classes if c.__module__ == module_name]
+        if not (own or classes):
+            return None, "defines no VariablesPlugin subclass"
+        return (own or classes)[0], ""
