@@ -113,4 +113,23 @@ def _close_ref(ref: "weakref.ref[MCPManager]") -> None:
         manager.close()
 
 
-__all__ = ["MCPManager", "ServerSpec"]
+
+
+def status_text(manager: MCPManager | None) -> str:
+    """`%a0 mcp`: each server's transport, state, tools, and for a failed one its error and stderr tail."""
+    if manager is None or not manager.servers:
+        return ('no MCP servers configured (setting mcp_servers: {"mcpServers": {"name": {"command": ..., '
+                '"args": [...]}}} or {"url": ...})')
+    lines = []
+    for row in manager.status():
+        lines.append(f"{row['name']}  {row['state']}  ({row['transport']})" + (f"  {row['server']}" if row["server"] else ""))
+        if row["tools"]:
+            lines.append("  tools: " + ", ".join(f"{row['name']}.{t}" for t in row["tools"]))
+        if row["error"]:
+            lines.append(f"  error: {row['error']}")
+        for tail in row["stderr"].strip().splitlines()[-5:]:
+            lines.append(f"  stderr: {tail}")
+    return "\n".join(lines)
+
+
+__all__ = ["MCPManager", "ServerSpec", "status_text"]
