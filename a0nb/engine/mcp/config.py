@@ -39,8 +39,8 @@ class ServerSpec:
                 self.url, tuple(sorted(self.headers.items())))
 
     def describe(self) -> str:
-        if self.transport == "stdio":
-            return "stdio: " + " ".join([self.command, *self.args])
+        if self.transport == "stdio":  # the command's file name only: prompts must not carry machine paths
+            return "stdio: " + " ".join([self.command.replace("\\", "/").rsplit("/", 1)[-1], *self.args])
         return f"{self.transport}: {self.url}"
 
 

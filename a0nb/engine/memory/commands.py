@@ -9,7 +9,7 @@ from a0nb.engine.memory.memories import memories_of
 from a0nb.engine.memory.store import AREAS, Memory
 
 USAGE = ("usage: memory [list [AREA]] | search QUERY [--limit N] [--threshold T] | show ID | delete ID [ID ...] | "
-         "import")
+         "import | recalled")
 
 
 class MemoryCommandError(ValueError):
@@ -39,8 +39,10 @@ def memory_command(agent: Any, rest: str) -> str:
             raise MemoryCommandError(f"unknown area {args[0]!r} (areas: {', '.join(AREAS)}); {USAGE}")
         memories.sync()
         rows = memories.store.all(args[0] if args else None) if memories.store.exists() else []
-        head = memories.describe()
+        head = memories.describe() + (f"; {len(rows)} in area {args[0]}" if args else "")
         return "\n".join([head] + [_line(m) for m in rows])
+    if action == "recalled":
+        return _recalled(agent)
     if action == "search":
         limit, threshold, query = 10, 0.0, []
         it = iter(args)
@@ -73,6 +75,17 @@ def memory_command(agent: Any, rest: str) -> str:
         missing = [a for a in args if a not in deleted]
         return f"deleted {len(deleted)}" + (f" (not found: {', '.join(missing)})" if missing else "")
     raise MemoryCommandError(f"unknown action {action!r}; {USAGE}")
+
+
+def _recalled(agent: Any) -> str:
+    """What recall put into the last chat call: the memories and solutions extras, with their provenance."""
+    calls = [c for c in agent.calls if c.role == "chat"]
+    if not calls:
+        return "no model call yet"
+    parts = [p for p in calls[-1].parts if p.label in ("extras: memories", "extras: solutions")]
+    if not parts:
+        return f"call #{calls[-1].index} recalled nothing"
+    return "\n\n".join(f"call #{calls[-1].index}, {p.label} ({p.source}):\n{p.text}" for p in parts)
 
 
 __all__ = ["memory_command", "MemoryCommandError", "USAGE"]

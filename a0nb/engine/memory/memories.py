@@ -57,8 +57,9 @@ class Memories:
 
     def __init__(self, folder: Path, knowledge: Sequence[tuple[Path, str]], embedder: Embedder,
                  diagnostics: Diagnostics, on_model_change: Callable[[str, str], None] | None = None,
-                 clock: Callable[[], str] = lambda: "") -> None:
+                 clock: Callable[[], str] = lambda: "", label: str = "") -> None:
         self.folder = folder
+        self.label = label or str(folder)
         self.knowledge = list(knowledge)
         self.embedder = embedder
         self.diagnostics = diagnostics
@@ -105,7 +106,7 @@ class Memories:
 
     def describe(self) -> str:
         n = len(self.store) if self.store.exists() else 0
-        return f"{n} memories in {self.folder} (embedder {self.embedder.name})"
+        return f"{n} memories in {self.label} (embedder {self.embedder.name})"
 
 
 def memories_of(agent: Any) -> Memories:
@@ -124,8 +125,9 @@ def memories_of(agent: Any) -> Memories:
         def changed(old: str, new: str) -> None:
             agent.fire_sync("embedding_model_changed", old=old, new=new, folder=str(folder))
 
+        label = "the project's memory (.a0proj/memory)" if is_project else "global memory ($A0NB_HOME/memory/default)"
         cache[key] = Memories(folder, knowledge_folders(agent.workdir, home, is_project), embedder,
-                              agent.diagnostics, changed, lambda: agent.now().isoformat())
+                              agent.diagnostics, changed, lambda: agent.now().isoformat(), label)
     return cache[key]
 
 

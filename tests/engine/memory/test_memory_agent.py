@@ -32,7 +32,6 @@ def test_save_load_delete_forget_through_the_loop(nb: Path) -> None:
     assert "unknown area 'instruments'" in bad_area
     assert loaded.startswith(f"[id {memory_id}, area main, score ") and "Helix" in loaded
     assert "memory_load failed" in bad_filter and "not a valid condition" in bad_filter
-    assert (agent.shared.home or Path()) is not None
     sol_id = solution.split("id ")[1].split(" ")[0]
     agent.configure(model=[tool_reply("memory_delete", ids=f"{sol_id}, missing"),
                            tool_reply("memory_forget", query="The user's favourite editor is Helix.", threshold=0.9),
@@ -86,8 +85,8 @@ def test_no_recall_without_memories_and_when_switched_off(nb: Path) -> None:
     agent = Agent(nb, model=[answer("a")], settings=HASH)
     turn = agent.ask("anything")
     assert not [p for p in turn.calls[0].parts if p.label == "extras: memories"]
-    home = agent.shared.home or Path()
-    assert not list(Path(str(home)).glob("**/memory.sqlite"))  # nothing created for an empty memory
+    import os
+    assert not list(Path(os.environ["A0NB_HOME"]).glob("**/memory.sqlite"))  # nothing created for an empty memory
     Agent(nb, model=[tool_reply("memory_save", text="anything goes here"), answer("ok")], settings=HASH).ask("s")
     off = Agent(nb, model=[answer("a")], settings={**HASH, "memory_recall": False, "memory_recall_threshold": 0})
     assert not [p for p in off.ask("anything goes").calls[0].parts if p.label == "extras: memories"]

@@ -25,6 +25,14 @@ def test_list_search_show_delete_import(nb: Path) -> None:
     assert found.startswith("1 memories for 'office dog':") and memory_id in found
     shown = memory_command(agent, f"show {memory_id}")
     assert shown.startswith(f"id {memory_id}, area main, source .a0proj/knowledge/pets.md") and "chunk=0" in shown
+    assert memory_command(agent, "recalled") == "no model call yet"
+    from a0nb.testing import answer
+    agent.configure(model=[answer("a")], memory_recall_threshold=0.1)
+    agent.ask("what is the office dog called?")
+    recalled = memory_command(agent, "recalled")
+    assert recalled.startswith("call #1, extras: memories (set by _50_recall_memories")
+    assert f"[id {memory_id}, area main, score" in recalled and "Biscuit" in recalled
+    assert "1 memories in the project's memory" not in listed[0] and "global memory" in listed[0]
     assert memory_command(agent, f"delete {memory_id} nope") == "deleted 1 (not found: nope)"
     for bad, message in [("list tools", "unknown area"), ("search", "needs a query"), ("show", "one id"),
                          ("frobnicate", "unknown action"), ("search x --limit many", "needs a number")]:
@@ -47,6 +55,6 @@ def test_mcp_status_text() -> None:
         import asyncio
         asyncio.run(manager.start())
         text = status_text(manager)
-        assert text.startswith("gone  failed  (stdio: /no/such/binary)") and "error:" in text
+        assert text.startswith("gone  failed  (stdio: binary)") and "error:" in text
     finally:
         manager.close()
