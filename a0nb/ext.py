@@ -12,7 +12,8 @@ from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterErro
 from a0nb.engine.memory.memorize import memorize
 from a0nb.engine.mcp import attach as mcp_attach, mcp_of, tools_prompt as mcp_tools_prompt
 from a0nb.engine.organize import compactor, organize_history
-from a0nb.engine.tool import Response, Tool, ToolPlugin
+from a0nb.engine.tool import Response, Tool
+from a0nb.engine.tool_plugin import ToolPlugin
 from a0nb.errors import A0Error, RepairableError
 from a0nb.files.extensions import Extension, extensible
 from a0nb.files.features import FOOTER_FIELDS, STATUS_FIELDS
@@ -23,7 +24,11 @@ from a0nb.files.points import FUNCTION_POINT_PREFIX, POINTS, Point
 from a0nb.files.secrets import alias as secret_alias
 from a0nb.files.skills import normalise_name, read_skill_file, search_skills, skill_text
 from a0nb.providers.chunks import delta_of, field
+from a0nb.files.contracts import ContractError
+from a0nb.files.feature_plugin import FeaturePlugin
 from a0nb.providers.extension import ProviderExtension
+from a0nb.providers.lattice_core import LatticeCore, Session
+from a0nb.providers.plugin_api import ProviderExtensionPlugin, ProviderPlugin
 from a0nb.providers.think import ThinkSplitter
 
 # Extension points as constants (the folder names under `extensions/`); POINTS[name].kwargs and .doc
@@ -73,4 +78,7 @@ __all__ = [
     "mcp_attach", "mcp_tools_prompt",
     # providers
     "ProviderExtension", "ThinkSplitter", "delta_of", "field",
+    # Crystal Lattice plugin contracts (also importable as agent_core.types in files a0nb loads)
+    "ProviderPlugin", "ProviderExtensionPlugin", "FeaturePlugin", "ToolPlugin", "ContractError",
+    "LatticeCore", "Session",
 ] + [name for name, value in list(globals().items()) if name.isupper() and isinstance(value, str) and value in POINTS]

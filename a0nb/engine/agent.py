@@ -279,6 +279,23 @@ class Agent(ModelCalls):
     def register_extension(self, point: str, fn: Any, name: str | None = None) -> Any:
         return self.extensions.register(point, fn, name)
 
+    # Crystal Lattice plugins defined in a notebook cell (AgentCore's registration names)
+    def register_provider(self, cls: type, extensions: Sequence[type] = ()) -> Any:
+        """A ProviderPlugin class: its `name` becomes a model prefix (`%a0 model echo:echo-1`)."""
+        loaded = self._lattice_registry().register_provider(cls, extensions)
+        self.shared.providers.clear()
+        return loaded
+
+    def register_feature(self, cls: type) -> Any:
+        """A FeaturePlugin class, run with every Crystal Lattice provider and offered to completion."""
+        loaded = self._lattice_registry().register_feature(cls)
+        self.shared.providers.clear()
+        return loaded
+
+    def _lattice_registry(self) -> Any:
+        from a0nb.providers.lattice_discovery import LatticeRegistry
+        return self.shared.data.setdefault("_lattice_registry", LatticeRegistry())
+
     def refresh(self) -> None:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()

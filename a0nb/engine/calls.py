@@ -56,9 +56,9 @@ class ModelCalls:
             self.shared.providers[spec] = make_provider(spec, self.workdir, self._custom_providers())
         return self.shared.providers[spec]
 
-    def _custom_providers(self) -> dict[str, type]:
+    def _custom_providers(self) -> dict[str, Any]:
         from a0nb.providers.discovery import discover_providers
-        return discover_providers(self.hierarchy, self.loader)
+        return discover_providers(self.hierarchy, self.loader, self.shared.data.get("_lattice_registry"))  # type: ignore[attr-defined]
 
     def provider_extensions(self) -> list[LoadedExtension]:
         """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""

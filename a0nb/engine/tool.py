@@ -7,7 +7,7 @@ import re
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, Literal, Mapping
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error
@@ -65,14 +65,6 @@ class Tool:
         self.set_progress(self.progress + content)
 
 
-@runtime_checkable
-class ToolPlugin(Protocol):
-    """Crystal Lattice tool contract (crystal-lattice.md §3.4); adapted to `Tool` by `PluginTool`."""
-
-    def get_tool_schemas(self, state: dict[str, Any]) -> list[dict[str, Any]]: ...
-    def execute_tool(self, name: str, args: dict[str, Any], state: dict[str, Any]) -> Any: ...
-
-
 ToolKind = Literal["class", "function", "plugin"]
 
 
@@ -93,6 +85,7 @@ class ToolInfo:
                                 loop_data=loop_data)
         if self.kind == "function":
             return FunctionTool(agent, self.name, method, args, message, loop_data, fn=self.factory)
+        from a0nb.engine.tool_plugin import PluginTool  # Crystal Lattice tool plugins
         return PluginTool(agent, self.name, method, args, message, loop_data, plugin=self.factory)
 
     def prompt(self) -> str:
@@ -138,30 +131,6 @@ class FunctionTool(Tool):
         if isinstance(result, Response):
             return result
         return Response(message=_to_text(result))
-
-
-class PluginTool(Tool):
-    """Adapts a ToolPlugin: `execute_tool` → `format_tool_result` for the model; display separately."""
-
-    def __init__(self, *args: Any, plugin: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.plugin = plugin
-        self.state: dict[str, Any] = {}
-
-    async def execute(self, **kwargs: Any) -> Response:
-        result = self.plugin.execute_tool(self.name, dict(kwargs), self.state)
-        if inspect.isawaitable(result):
-            result = await result
-        fmt = getattr(self.plugin, "format_tool_result", None)
-        text = fmt(result, self.state) if fmt else result
-        display = getattr(self.plugin, "to_display_format", None)
-        extra = {"display": display(result)} if display else None
-        return Response(message=_to_text(text), additional=None if extra is None else {"_display": extra})
-
-    async def after_execution(self, response: Response, **kwargs: Any) -> None:
-        additional = dict(response.additional or {})
-        additional.pop("_display", None)  # for humans only: never into history
-        await self.agent.hist_add_tool_result(self.full_name, response.message, **additional)
 
 
 async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
@@ -232,11 +201,7 @@ def function_schema(fn: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     return summary, {"type": "object", "properties": props, "required": required}
 
 
-def plugin_schema(plugin: Any) -> tuple[str, dict[str, Any]]:
-    try:
-        schemas = plugin.get_tool_schemas({}) or []
-    except Exception:
-        schemas = []
+def plugin_schema(schemas: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     if not schemas:
         return "", {}
     s = schemas[0]
@@ -271,7 +236,19 @@ class Tools:
             return self.registered[name]
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name or ""):
             return None
-        return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+        found = self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+        return found if found is not None else self._by_schema_name(name)
+
+    def _by_schema_name(self, name: str) -> ToolInfo | None:
+        """A function a tool plugin declares (`add` in tools/calculator.py) is a tool of that name."""
+        from dataclasses import replace
+        for info in [*self.registered.values(), *self.hierarchy.memo(("tools-available",), self._available_files).values()]:
+            names = getattr(info.factory, "names", ()) if info.kind == "plugin" else ()
+            if name in names:
+                schema = next(s for s in info.factory.schemas if s.get("function", s).get("name") == name)
+                desc, params = plugin_schema([schema])
+                return replace(info, name=name, description=desc or info.description, schema=params)
+        return None
 
     def _resolve_file(self, name: str) -> ToolInfo | None:
         copies = self.hierarchy.files("tools", f"{name}.py")
@@ -289,13 +266,18 @@ class Tools:
     def _info_from_module(self, module: Any, name: str, path: Path, label: str,
                           overrode: tuple[Path, ...]) -> ToolInfo | None:
         members = [m for m in vars(module).values() if isinstance(m, type) and getattr(m, "__module__", "") == module.__name__]
-        tool_classes = sorted((m for m in members if issubclass(m, Tool) and m not in (Tool, FunctionTool, PluginTool)),
+        tool_classes = sorted((m for m in members if issubclass(m, Tool) and m not in (Tool, FunctionTool)),
                               key=lambda c: c.__name__)
         if tool_classes:
             return self._info_for(tool_classes[-1], name, path, label, overrode)
-        plugins = [m for m in members if hasattr(m, "get_tool_schemas") and hasattr(m, "execute_tool")]
+        from a0nb.engine.tool_plugin import is_tool_plugin
+        plugins = [m for m in members if is_tool_plugin(m)]
         if plugins:
-            return self._info_for(plugins[-1], name, path, label, overrode)
+            try:
+                return self._info_for(plugins[-1], name, path, label, overrode)
+            except A0Error as exc:  # a broken contract (or init/get_tool_schemas raising) is reported, not raised
+                self.diagnostics.add("error", "tool", str(exc), path, fix="see help(a0nb.ext.ToolPlugin)")
+                return None
         fn = getattr(module, name, None)
         if callable(fn):
             return self._info_for(fn, name, path, label, overrode)
@@ -307,33 +289,32 @@ class Tools:
             tool_name = name or _snake(obj.__name__)
             return ToolInfo(tool_name, "class", obj, path, label, overrode,
                             obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
-        if isinstance(obj, type) and hasattr(obj, "get_tool_schemas") and hasattr(obj, "execute_tool"):
-            instance = obj()
-            init = getattr(instance, "init", None)
-            if callable(init):
-                init({})
-            desc, schema = plugin_schema(instance)
-            return ToolInfo(name or _snake(obj.__name__), "plugin", instance, path, label, overrode, desc, schema)
+        from a0nb.engine.tool_plugin import LoadedTool, is_tool_plugin
+        if is_tool_plugin(obj):
+            loaded = LoadedTool.create(obj, path)
+            desc, schema = plugin_schema(loaded.schemas)
+            return ToolInfo(name or _snake(obj.__name__), "plugin", loaded, path, label, overrode, desc, schema)
         if callable(obj) and not isinstance(obj, type):
             desc, schema = function_schema(obj)
             return ToolInfo(name or obj.__name__, "function", obj, path, label, overrode, desc, schema)
         return None
 
+    def _available_files(self) -> dict[str, ToolInfo]:
+        names: list[str] = []
+        for _root, folder in self.hierarchy.dirs("tools"):
+            for p in sorted(folder.glob("*.py")):
+                if not p.name.startswith("_") and p.stem not in names and p.stem != "unknown":
+                    names.append(p.stem)
+        out = {}
+        for n in names:
+            info = self._resolve_file_cached(n)
+            if info is not None:
+                out[n] = info
+        return out
+
     def available(self) -> dict[str, ToolInfo]:
         """Every tool name in the hierarchy (winner per name) plus registered ones."""
-        def build() -> dict[str, ToolInfo]:
-            names: list[str] = []
-            for _root, folder in self.hierarchy.dirs("tools"):
-                for p in sorted(folder.glob("*.py")):
-                    if not p.name.startswith("_") and p.stem not in names and p.stem != "unknown":
-                        names.append(p.stem)
-            out = {}
-            for n in names:
-                info = self._resolve_file_cached(n)
-                if info is not None:
-                    out[n] = info
-            return out
-        found = dict(self.hierarchy.memo(("tools-available",), build))
+        found = dict(self.hierarchy.memo(("tools-available",), self._available_files))
         found.update(self.registered)
         return dict(sorted(found.items()))
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from a0nb.files.feature_plugin import is_feature_plugin
 from a0nb.files.loader import module_name_for
 
 HOOKS = ("get_template", "get_completions", "apply_completion", "get_ui_elements")
@@ -26,13 +27,28 @@ class Feature:
     config: dict[str, Any] = field(default_factory=dict, hash=False)
     plugin: str | None = None   # the plugin whose features/ folder it came from (None: notebook or user folder)
 
+    @property
+    def lattice(self) -> bool:
+        """A Crystal Lattice FeaturePlugin: `get_template(config)`, `get_completions(config, text)`."""
+        return is_feature_plugin(self.instance)
+
     def template(self, name: str) -> str | None:
         fn = getattr(self.instance, "get_template", None)
-        return None if fn is None else fn(name, self.config)
+        if fn is None:
+            return None
+        if self.lattice:  # one template per feature, named after the feature
+            if name not in (self.name, getattr(self.instance, "name", None)):
+                return None
+            return fn(dict(self.config)) or None
+        return fn(name, self.config)  # type: ignore[no-any-return]
 
     def completions(self, text: str, cursor: int, ctx: dict[str, Any]) -> list[str]:
         fn = getattr(self.instance, "get_completions", None)
-        return [] if fn is None else [_completion_text(c) for c in fn(text, cursor, ctx) or ()]
+        if fn is None:
+            return []
+        if self.lattice:
+            return [_completion_text(c) for c in fn(dict(self.config), text[:cursor]) or ()]
+        return [_completion_text(c) for c in fn(text, cursor, ctx) or ()]
 
 
 def features(agent: Any) -> list[Feature]:
@@ -88,7 +104,7 @@ def _completion_text(item: Any) -> str:
     if isinstance(item, str):
         return item
     if isinstance(item, dict):
-        return str(item.get("text", ""))
+        return str(item.get("text", item.get("replacement", "")))
     return str(getattr(item, "text", item))
 
 

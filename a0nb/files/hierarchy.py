@@ -104,7 +104,7 @@ class Hierarchy:
                 out.append(str(d))
                 if sub in ("extensions", "extensions/python"):
                     self._list_tree(d, out, with_files, depth=0)
-                elif sub == "tools" and with_files:
+                elif sub in ("tools", "providers", "features") and with_files:  # edited in place: seen next step
                     out += [e.path for e in _scan(d) if e.name.endswith(".py")]
         for plugin in self.plugins:  # a `.toggle-0/1` appearing changes its folder's mtime
             for d in toggle_dirs(plugin, self.workdir, self.home, self.profile):

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.import_aliases import AliasFinder, AliasScope
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class ModuleLoader:
     def __init__(self, diagnostics: Diagnostics) -> None:
         self.diagnostics = diagnostics
         self._cache: dict[str, tuple[_Key, ModuleType | None]] = {}
+        self.aliases = AliasFinder()  # `agent_core.*` for Crystal Lattice plugins, only while a file loads
 
     def load(self, path: Path, module_name: str, area: str) -> ModuleType | None:
         key = file_key(path)
@@ -57,7 +59,8 @@ class ModuleLoader:
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module
         try:
-            spec.loader.exec_module(module)
+            with AliasScope(self.aliases):
+                spec.loader.exec_module(module)
         except BaseException as exc:  # a user file may raise anything, SystemExit included
             if isinstance(exc, KeyboardInterrupt):
                 raise

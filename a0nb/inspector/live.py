@@ -64,11 +64,15 @@ class LiveTurn:
 
     def finish(self, turn: Any = None) -> Rendering:
         """Stop listening and replace the live display by the static rendering of the turn."""
-        self.throttle.flush()
-        self._unregister()
         turn = turn if turn is not None else (self.agent.turns[-1] if self.agent.turns else None)
         rendering = render_turn(turn, agent=self.agent) if turn is not None else Rendering(
             "no turn", h.root(h.note("The turn did not start.")))
+        return self.replace(rendering)
+
+    def replace(self, rendering: Rendering) -> Rendering:
+        """Stop listening and show `rendering` where the live view was (e.g. the one error of a failed turn)."""
+        self.throttle.flush()
+        self._unregister()
         self.sink.update(rendering, self.display_id)
         if not self._finished:
             for widget in reversed(self._widgets):

@@ -3,7 +3,7 @@ short, no timings, ids or costs."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from a0nb.inspector.compose import family
 from a0nb.inspector.diff import CallDiff
@@ -45,6 +45,18 @@ def kinds_line(record: Any) -> str:
     return " · ".join(f"{k} {v:,}" for k, v in totals.items())
 
 
+def answered(record: Any) -> bool:
+    """The call reached a model and came back with something (a reply, reasoning, usage or a tool request)."""
+    return bool(record.response or record.reasoning or record.usage or record.tool_request)
+
+
+def no_request(record: Any) -> str:
+    """Why a chat call has no tool request: its error, no reply at all, or a reply without a valid request."""
+    if record.error:
+        return f"error: {one_line(record.error, 60)}"
+    return "no reply" if not answered(record) else "no valid tool request"
+
+
 def turn_text(turn: Any) -> str:
     chat = [c for c in turn.calls if c.role == "chat"]
     head = (f"Turn {turn.index} · {status(turn)} · {plural(len(turn.calls), 'model call')} · "
@@ -56,7 +68,7 @@ def turn_text(turn: Any) -> str:
             lines.append(f"  #{c.index} {one_line(req.get('headline', ''), 40)} → {req.get('tool_name', '')}"
                          f"({args_text(req.get('tool_args', {}), 50)})")
         else:
-            lines.append(f"  #{c.index} " + (f"error: {one_line(c.error, 60)}" if c.error else "no valid tool request"))
+            lines.append(f"  #{c.index} {no_request(c)}")
     lines = limit(lines)
     if turn.error:
         lines.append(f"error: {one_line(turn.error, 100)}")
@@ -65,7 +77,7 @@ def turn_text(turn: Any) -> str:
     return "\n".join(lines)
 
 
-def call_text(record: Any) -> str:
+def call_text(record: Any, style: Callable[[object], str] = str) -> str:
     who = f"{record.role}" + (f" ({record.purpose})" if record.role != "chat" else "")
     lines = [f"Call #{record.index} · {who} · {record.model or 'no model'} · {plural(len(record.messages), 'message')}"
              f" · {plural(len(record.parts), 'part')} · {record.tokens:,} tokens",
@@ -76,7 +88,48 @@ def call_text(record: Any) -> str:
         lines.append(f"  reply: {one_line(record.response, 80)}")
     if record.error:
         lines.append(f"  error: {one_line(record.error, 90)}")
-    return "\n".join(lines)
+    return "\n".join(lines + provenance_lines(record, style))
+
+
+def provenance_lines(record: Any, style: Callable[[object], str] = str) -> list[str]:
+    """Every part with where it came from (prompt files and their roots, the extension file, the skill, raw or
+    summarised history), paths shown relative to stable roots, so a text diff catches a provenance change."""
+    lines = ["  parts:"]
+    for label, tokens, where, source, origin, overrode in part_rows(record.parts, group_over=0):
+        line = f"    {label} · {tokens:,} tok · {style(source) or origin}"
+        if overrode:
+            line += " · overrode " + ", ".join(style(o) for o in overrode)
+        lines.append(line)
+    return lines if len(lines) > 1 else []
+
+
+def part_rows(parts: Sequence[Any], group_over: int) -> list[tuple[str, int, str, str, str, tuple[str, ...]]]:
+    """(label, tokens, where, source, origin, overrode) per part; with more than `group_over` history parts,
+    consecutive history parts of one topic or bulk become one row."""
+    history = sum(1 for p in parts if p.kind == "history")
+    rows: list[tuple[str, int, str, str, str, tuple[str, ...]]] = []
+    run: list[Any] = []
+
+    def close() -> None:
+        if run:
+            origins = "/".join(sorted({p.origin for p in run}))
+            where = run[0].label.split(": ", 1)[-1].split(" (")[0]
+            span = f"msg {run[0].message_index}–{run[-1].message_index}"
+            rows.append((f"history: {where} ({plural(len(run), 'part')})", sum(p.tokens for p in run), span,
+                         f"{origins} {where}", origins, ()))
+            run.clear()
+    for p in parts:
+        if p.kind == "history" and history > group_over:
+            if run and run[0].label.split(" (")[0] != p.label.split(" (")[0]:
+                close()
+            run.append(p)
+            continue
+        close()
+        rows.append((p.label, p.tokens, f"msg {p.message_index}", p.source, p.origin or p.kind, p.overrode))
+    close()
+    return rows
+
+
 
 
 def diff_text(d: CallDiff) -> str:

@@ -60,7 +60,8 @@ def step_card(c: Any, style: PathStyle, open_: bool = True, cap: int = 20_000) -
         if c.tool_result is not None and c.tool_result != req.get("tool_args", {}).get("text"):
             body.append(h.badge("result", "user") + h.collapsed(style(c.tool_result), short=600, cap=cap, label="result"))
     else:
-        body.append(h.banner("the reply held no valid tool request" + (f" ({c.error})" if c.error else ""), "warning"))
+        why = "the reply held no valid tool request" if t.answered(c) else "the call got no reply"
+        body.append(h.banner(why + (f" ({c.error})" if c.error else ""), "warning"))
         if c.response:
             body.append(h.collapsed(style(c.response), short=300, cap=cap, label="reply"))
     if c.error and req:
@@ -126,7 +127,7 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
             parts.append(step_card(c, style, open_=len(main) <= 6))
     if turn.text:
         parts.append(h.heading("Answer") + h.markdown(style(turn.text)))
-    if calls:
+    if any(t.answered(c) for c in calls):  # a turn whose calls never got a reply has nothing to chart
         palette = Palette().prime(calls)
         rows = "".join(call_row(c, palette) for c in calls)
         charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
@@ -150,38 +151,11 @@ def message_block(i: int, m: dict[str, Any], style: PathStyle, cap: int) -> str:
     return h.details(f"{head} {h.esc(first)}", h.pre(text if len(text) <= cap else text[:cap] + f"\n… {len(text) - cap:,} more characters"))
 
 
-def _part_rows(parts: Sequence[Any], group_over: int) -> list[tuple[str, int, str, str, str, tuple[str, ...]]]:
-    """(label, tokens, where, source, origin, overrode) per part; with more than `group_over` history parts,
-    consecutive history parts of one topic or bulk become one row."""
-    history = sum(1 for p in parts if p.kind == "history")
-    rows: list[tuple[str, int, str, str, str, tuple[str, ...]]] = []
-    run: list[Any] = []
-
-    def close() -> None:
-        if run:
-            origins = "/".join(sorted({p.origin for p in run}))
-            where = run[0].label.split(": ", 1)[-1].split(" (")[0]
-            span = f"msg {run[0].message_index}–{run[-1].message_index}"
-            rows.append((f"history: {where} ({len(run)} parts)", sum(p.tokens for p in run), span,
-                         f"{origins} {where}", origins, ()))
-            run.clear()
-    for p in parts:
-        if p.kind == "history" and history > group_over:
-            if run and run[0].label.split(" (")[0] != p.label.split(" (")[0]:
-                close()
-            run.append(p)
-            continue
-        close()
-        rows.append((p.label, p.tokens, f"msg {p.message_index}", p.source, p.origin or p.kind, p.overrode))
-    close()
-    return rows
-
-
 def parts_table(parts: Sequence[Any], style: PathStyle, group_over: int = 200) -> str:
     kinds = {"system": "system", "raw": "user", "summarised": "tool", "reattached": "assistant", "temporary": "warning",
              "persistent": "tool"}
     rows = []
-    for label, tokens, where, source, origin, overrode in _part_rows(parts, group_over):
+    for label, tokens, where, source, origin, overrode in t.part_rows(parts, group_over):
         src = h.esc(style(source))
         if overrode:
             src += "<br>" + h.muted("overrode " + ", ".join(style.many(overrode)))
@@ -227,7 +201,7 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
             f"<div>{h.badge(f'#{c.index}', 'assistant')}agent {c.agent} · {h.esc(c.role)} · {c.tokens:,} tokens</div>"
             for c in r.children))
     title = f"Call #{r.index} · {r.role} · {r.model or 'no model'}"
-    return Rendering(t.call_text(r), h.root("".join(body), title), volatile(r))
+    return Rendering(t.call_text(r, style), h.root("".join(body), title), volatile(r))
 
 
 def _change_row(c: Change, sign: str, style: PathStyle) -> str:

@@ -33,12 +33,8 @@ class Output:
 
     def error(self, exc: BaseException) -> None:
         """One line of text/plain; the rest of a long message folds away in the HTML."""
-        name = type(exc).__name__
-        first, _, more = (str(exc).strip() or name).partition("\n")
-        extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
-        self.publish({"text/plain": f"{name}: {first}",
-                      "text/html": f'<div class="a0-error" style="color:#b00020"><b>{html.escape(name)}</b>: '
-                                   f"{html.escape(first)}{extra}</div>"}, {"error": name})
+        data, meta = error_bundle(exc)
+        self.publish(data, meta)
 
     def note(self, text: str) -> None:
         self.publish({"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"})
@@ -69,6 +65,16 @@ class Output:
                           "text/plain": json.dumps(value, indent=2, ensure_ascii=False)}, meta)
             return
         self.error(A0Error("the answer is not JSON (ask again, or use -f text)"))
+
+
+def error_bundle(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
+    """An error as one line of text/plain and HTML (a long message's rest folded away), its name in metadata."""
+    name = type(exc).__name__
+    first, _, more = (str(exc).strip() or name).partition("\n")
+    extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
+    return ({"text/plain": f"{name}: {first}",
+             "text/html": f'<div class="a0-error" style="color:#b00020">'
+                          f"<b>{html.escape(name)}</b>: {html.escape(first)}{extra}</div>"}, {"error": name})
 
 
 def turn_metadata(agent: Any, turn: Any) -> dict[str, Any]:

@@ -39,6 +39,7 @@ class ModelReply:
     chunks: int = 0
     stopped_early: bool = False
     extensions: list[str] = field(default_factory=list)   # the provider extensions that took part
+    metadata: dict[str, Any] = field(default_factory=dict)   # the final core message's (Crystal Lattice providers)
 
 
 class TransientModelError(ModelError):

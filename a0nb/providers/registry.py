@@ -2,6 +2,7 @@
 declared by a provider class in a `providers/` folder, else litellm."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -9,7 +10,7 @@ from a0nb.errors import ConfigError
 from a0nb.providers.base import Provider
 
 
-def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, type] | None = None) -> Provider:
+def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, Any] | None = None) -> Provider:
     if not isinstance(spec, str):
         from a0nb.providers.scripted import ScriptedProvider
         return ScriptedProvider(spec)
@@ -28,6 +29,7 @@ def make_provider(spec: str | Sequence[Any], workdir: Path, custom: dict[str, ty
     if prefix == "local":
         from a0nb.providers.local import LocalProvider
         return LocalProvider(rest)
+    _refuse_unknown_prefix(spec, prefix, custom)
     from a0nb.providers.litellm_provider import LiteLLMProvider
     return LiteLLMProvider(spec)
 
@@ -42,7 +44,28 @@ def litellm_model_of(spec: str, custom: Iterable[str] = ()) -> str | None:
         return litellm_model_of(inner, custom) if inner else None
     if not spec or prefix in ("scripted", "replay", "local") or prefix in set(custom):
         return None
+    if ":" in spec and _PREFIX.fullmatch(prefix) and prefix != "ft":
+        return None  # `name:model` is a provider prefix (make_provider refuses unknown ones), not a litellm id
     return spec
+
+
+_BUILT_IN = ("scripted", "replay", "record", "local")
+_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _refuse_unknown_prefix(spec: str, prefix: str, custom: dict[str, Any] | None) -> None:
+    """`name:model` with a `name` no provider declares is a mistake, not a litellm id (litellm's are
+    `vendor/model`): say which prefixes exist, and which providers/*.py files did not load."""
+    if ":" not in spec or not _PREFIX.fullmatch(prefix) or prefix == "ft":  # ft:gpt-...: OpenAI fine-tunes
+        return
+    known = ", ".join(f"{p}:" for p in [*_BUILT_IN, *sorted(custom or {})])
+    broken = list(getattr(custom, "broken", ()) or ())
+    if broken:
+        raise ConfigError(f"model {spec!r}: no provider named {prefix!r} loaded, and these providers/ files failed: "
+                          + "; ".join(broken) + f". Fix them (known prefixes now: {known})")
+    raise ConfigError(f"model {spec!r}: unknown provider prefix {prefix!r}. Known prefixes: {known}; litellm models "
+                      "are written vendor/model (openai/gpt-4o-mini). A provider of your own is a ProviderPlugin class "
+                      f"with name = {prefix!r} in providers/<file>.py")
 
 
 def no_model_message() -> str:

@@ -75,7 +75,7 @@ def test_text_helpers_are_short_and_stable() -> None:
     assert args_text({"code": "print(1)", "n": 2}) == 'code="print(1)", n=2'
     turn = Turn(3, "hi", "", calls=[record(1, PARTS)], error="boom")
     assert turn_text(turn).splitlines() == ["Turn 3 · error · 1 model call · 0 steps", "  user: hi",
-                                            "  #1 no valid tool request", "error: boom"]
+                                            "  #1 no reply", "error: boom"]  # a record without a reply
 
 
 def test_html_helpers_escape_and_collapse() -> None:

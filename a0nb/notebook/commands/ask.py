@@ -12,7 +12,8 @@ from IPython.core.error import UsageError
 from a0nb.errors import A0Error
 from a0nb.notebook.commands import SUBCOMMANDS, Host
 from a0nb.notebook.commands.parsing import ask_parser, interpolate, split_options, split_words
-from a0nb.notebook.magic_output import render, turn_metadata
+from a0nb.inspector.text import answered
+from a0nb.notebook.magic_output import error_bundle, render, turn_metadata
 from a0nb.providers.foreground import FOREGROUND
 
 if TYPE_CHECKING:
@@ -82,7 +83,16 @@ class Ask:
             self.agent.interrupt()
             exc = A0Error("interrupted; the turn stops at its next checkpoint")
         turns = self.agent.turns
-        self._finish(turns[-1] if len(turns) > self.started else None)
+        turn = turns[-1] if len(turns) > self.started else None
+        if self.live is not None and not (turn is not None and any(answered(c) for c in turn.calls)):
+            # nothing reached a model (e.g. none is configured): the live view becomes the one error line
+            from a0nb.inspector import Rendering
+            data, meta = error_bundle(exc)
+            self.live.replace(Rendering(data["text/plain"], data["text/html"], meta))
+            self.live = None
+            self._finish(turn)
+            return
+        self._finish(turn)
         self.host.out.error(exc)
 
     def end(self) -> None:

@@ -1,0 +1,70 @@
+"""The ask path's failures as a front end shows them: with no model configured the live view turns into
+one accurate error (no transcript, no charts), and a turn that got replies keeps its card."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from a0nb.inspector import render_turn
+from a0nb.notebook.magics import A0Magics, get_magics
+from a0nb.providers.registry import no_model_message
+from a0nb.testing import answer
+from test_magics import dispose, make_shell  # type: ignore[import-not-found]
+
+
+@pytest.fixture
+def front_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    """A shell whose magic believes a front end is attached: the live view (real ipywidgets) is used."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(A0Magics, "interactive", lambda self: True)
+    sh = make_shell()
+    sh.run_line_magic("load_ext", "a0nb")
+    sh.run_line_magic("config", 'A0.approval = "auto"')
+    yield sh
+    sh.run_line_magic("unload_ext", "a0nb")
+    dispose()
+
+
+def final_outputs(shell: InteractiveShell) -> list[dict[str, Any]]:
+    """What the saved cell holds: each display id's last update, plus plain outputs, in order."""
+    out: list[dict[str, Any]] = []
+    where: dict[str, int] = {}
+    for o in shell.display_pub.outputs:
+        display_id = (o.get("transient") or {}).get("display_id")
+        if display_id in where:
+            out[where[display_id]] = o
+            continue
+        if display_id:
+            where[display_id] = len(out)
+        out.append(o)
+    return out
+
+
+def test_no_model_error_appears_once_in_a_front_end(front_end: InteractiveShell) -> None:
+    front_end.run_line_magic("a0", "ask hello")
+    [only] = final_outputs(front_end)
+    text, html = only["data"]["text/plain"], only["data"]["text/html"]
+    assert text == "ConfigError: " + no_model_message().splitlines()[0]
+    assert "%a0 model" in text and "valid tool request" not in text and "model call" not in text
+    assert "<svg" not in html and "data:image" not in html
+    assert only["metadata"]["a0"]["error"] == "ConfigError"
+    assert get_magics(front_end).agent.history.validate() == []  # history stays consistent
+    (Path.cwd() / "r.yaml").write_text(json.dumps([answer("now it works")]), encoding="utf-8")
+    front_end.run_line_magic("a0", "model scripted:r.yaml")
+    front_end.run_line_magic("a0", "ask hello again")
+    assert "now it works" in final_outputs(front_end)[-2]["data"]["text/plain"]  # the card, then the footer
+
+
+def test_a_turn_that_never_got_a_reply_renders_without_charts(tmp_path: Path) -> None:
+    from a0nb import Agent
+    from a0nb.errors import ConfigError
+    agent = Agent(tmp_path)
+    with pytest.raises(ConfigError):
+        agent.ask("hello")
+    rendering = render_turn(agent.turns[-1], agent=agent)
+    assert "<svg" not in rendering.html and "Model calls" not in rendering.html
+    assert "no reply" in rendering.text and "valid tool request" not in rendering.text
