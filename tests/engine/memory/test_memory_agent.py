@@ -128,3 +128,17 @@ def test_memorize_is_off_by_default(nb: Path) -> None:
     agent = Agent(nb, model=[answer("noted")], utility_model="scripted:util.yaml", settings=HASH)
     agent.ask("hello there")
     assert not [c for c in agent.calls if c.role == "utility"]
+
+
+def test_embedding_model_change_fires_the_point_and_reindexes(nb: Path) -> None:
+    cfg = nb / ".a0proj" / "plugins" / "_model_config"
+    cfg.mkdir(parents=True)
+    (cfg / "config.json").write_text(json.dumps({"embedding_model": "hash-256"}))  # the _model_config layer
+    Agent(nb, model=[tool_reply("memory_save", text="The backup disk is called Attic."), answer("ok")]).ask("s")
+    (cfg / "config.json").write_text(json.dumps({"embedding_model": "hash-512"}))
+    agent = Agent(nb, model=[tool_reply("memory_load", query="backup disk name", threshold=0.2), answer("ok")])
+    seen = []
+    agent.register_extension("embedding_model_changed", lambda old=None, new=None, folder=None, **kw:
+                             seen.append((old, new)))
+    assert "Attic" in _results(agent.ask("what is the backup disk called?"))[0]
+    assert seen == [("hash-256", "hash-512")]
