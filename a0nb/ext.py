@@ -5,7 +5,10 @@ in `__all__` is internal and may move. Extension points are listed in `POINTS` a
 below, each documented with the keyword arguments its extensions receive (`help(a0nb.ext.POINTS)`)."""
 from __future__ import annotations
 
+from a0nb.engine.agent import Agent
 from a0nb.engine.composition import Section, section
+from a0nb.engine.dirty_json import DirtyJson, parse_dirty
+from a0nb.engine.extract import first_closed_object
 from a0nb.engine.history import OutputItem, render_content
 from a0nb.engine.loop import LoopData
 from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterError, Memory, memories_of
@@ -21,15 +24,18 @@ from a0nb.files.file_tree import clean_ignore_list, file_tree
 from a0nb.files.plugins import plugin_config
 from a0nb.files.prompts import VariablesPlugin
 from a0nb.files.points import FUNCTION_POINT_PREFIX, POINTS, Point
-from a0nb.files.secrets import alias as secret_alias
+from a0nb.files.imports import alias_target as agent_zero_alias
+from a0nb.files.secrets import StreamMasker, alias as secret_alias
 from a0nb.files.skills import normalise_name, read_skill_file, search_skills, skill_text
 from a0nb.providers.chunks import delta_of, field
 from a0nb.files.contracts import ContractError
 from a0nb.files.feature_plugin import FeaturePlugin
+from a0nb.files.feature_text import feature_templates
 from a0nb.providers.extension import ProviderExtension
 from a0nb.providers.lattice_core import LatticeCore, Session
 from a0nb.providers.plugin_api import ProviderExtensionPlugin, ProviderPlugin
 from a0nb.providers.think import ThinkSplitter
+from a0nb.resources import user_home
 
 # Extension points as constants (the folder names under `extensions/`); POINTS[name].kwargs and .doc
 # say what each receives.
@@ -78,7 +84,9 @@ __all__ = [
     "mcp_attach", "mcp_tools_prompt",
     # providers
     "ProviderExtension", "ThinkSplitter", "delta_of", "field",
+    # for a0nb.compat (Agent Zero's names): the agent, reply parsing, stream masking, the user's a0nb home
+    "Agent", "DirtyJson", "parse_dirty", "first_closed_object", "StreamMasker", "agent_zero_alias", "user_home",
     # Crystal Lattice plugin contracts (also importable as agent_core.types in files a0nb loads)
     "ProviderPlugin", "ProviderExtensionPlugin", "FeaturePlugin", "ToolPlugin", "ContractError",
-    "LatticeCore", "Session",
+    "LatticeCore", "Session", "feature_templates",
 ] + [name for name, value in list(globals().items()) if name.isupper() and isinstance(value, str) and value in POINTS]

@@ -242,6 +242,7 @@ class Agent(ModelCalls):
         with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
             try:
                 self.refresh()
+                message, turn.expansions = self._expand_completions(message)
                 self.hist_add_user_message(message, attachments=attachments)
                 turn.text = await self.monologue()
             except (asyncio.CancelledError, TurnInterrupted) as exc:
@@ -291,6 +292,12 @@ class Agent(ModelCalls):
         loaded = self._lattice_registry().register_feature(cls)
         self.shared.providers.clear()
         return loaded
+
+    def _expand_completions(self, message: str) -> tuple[str, list[dict[str, Any]]]:
+        """Completions of feature plugins that were accepted in the message, expanded (`apply_completion`)."""
+        from a0nb.files.feature_text import expand_completions
+        from a0nb.files.features import features
+        return expand_completions(features(self), message)
 
     def _lattice_registry(self) -> Any:
         from a0nb.providers.lattice_discovery import LatticeRegistry
@@ -345,13 +352,19 @@ class Agent(ModelCalls):
 
     # -- prompts --------------------------------------------------------------------------------
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
-        return self.prompts.render(name, agent=self, **kwargs)
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs))
 
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **kwargs).text
+        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
 
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
-        return self.prompts.parse(name, agent=self, **kwargs)
+        return self.prompts.parse(name, agent=self, **self._prompt_vars(kwargs))
+
+    def _prompt_vars(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`.a0proj/variables.env` values are usable as `{{VAR}}` and in `{{if}}` in every prompt (as upstream);
+        a value passed by the caller wins."""
+        variables = self.project.variables
+        return {**variables, **kwargs} if variables else kwargs
 
     @extensible
     async def get_system_prompt(self, ld: loop.LoopData) -> list[str]:
@@ -398,6 +411,14 @@ class Agent(ModelCalls):
         self.fire_sync("hist_add_tool_result", data=data)
         content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
         return self.hist_add_message(False, content, "tool_result", **data)
+
+    @extensible
+    async def handle_exception(self, location: str, exception: BaseException) -> None:
+        """A repairable error goes back to the model as a warning; others are raised (Agent Zero's point)."""
+        from a0nb.errors import RepairableError
+        if not isinstance(exception, RepairableError):
+            raise exception
+        self.hist_add_warning(await self.format_error(exception))
 
     async def format_error(self, exc: BaseException) -> str:
         msg = {"message": str(exc)}

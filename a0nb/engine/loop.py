@@ -75,8 +75,10 @@ async def loop_pass(agent: "Agent", ld: LoopData) -> str | None:
         return await handle_reply(agent, ld, reply.content, reply.tool_calls)
     except Intervention:
         return None
-    except RepairableError as exc:
-        agent.hist_add_warning(await agent.format_error(exc))
+    except (TurnInterrupted, asyncio.CancelledError):
+        raise
+    except Exception as exc:  # Agent Zero's handle_exception: its `_functions/.../end` extensions may clear it
+        await agent.handle_exception("message_loop", exc)
         return None
     finally:
         await agent.finish_record(ld)
@@ -128,7 +130,7 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
         agent.checkpoint(ld)
         await tool.before_execution(**args)
         agent.checkpoint(ld)
-        await agent.fire("tool_execute_before", tool_args=args, tool_name=request.full_name)
+        await agent.fire("tool_execute_before", tool_args=args, tool_name=request.tool_name)
         tool.args = args
         try:
             response = await _execute(agent, tool, args, request.full_name)
@@ -140,7 +142,7 @@ async def run_tool(agent: "Agent", ld: LoopData, request: ToolRequest, message: 
             bad = TypeError(f"execute() returned {type(response).__name__}, not a0nb.Response")
             response = Response(message=agent.tool_error_text(request.full_name, bad))
         agent.checkpoint(ld)
-        await agent.fire("tool_execute_after", response=response, tool_name=request.full_name)
+        await agent.fire("tool_execute_after", response=response, tool_name=request.tool_name)
         await tool.after_execution(response)
         if ld.record is not None:
             ld.record.tool_result = response.message

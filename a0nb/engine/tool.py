@@ -65,7 +65,7 @@ class Tool:
         self.set_progress(self.progress + content)
 
 
-ToolKind = Literal["class", "function", "plugin"]
+ToolKind = Literal["class", "function", "plugin", "process"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,9 @@ class ToolInfo:
                                 loop_data=loop_data)
         if self.kind == "function":
             return FunctionTool(agent, self.name, method, args, message, loop_data, fn=self.factory)
+        if self.kind == "process":  # tools/*.sh, *.js: out of process
+            from a0nb.engine.process_tool import ProcessTool
+            return ProcessTool(agent, self.name, method, args, message, loop_data, spec=self.factory)
         from a0nb.engine.tool_plugin import PluginTool  # Crystal Lattice tool plugins
         return PluginTool(agent, self.name, method, args, message, loop_data, plugin=self.factory)
 
@@ -215,6 +218,7 @@ class Tools:
     def __init__(self, hierarchy: Hierarchy, loader: ModuleLoader, diagnostics: Diagnostics) -> None:
         self.hierarchy = hierarchy
         self.loader = loader
+        loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.registered: dict[str, ToolInfo] = {}
         # tried before everything else (MCP tools first, as Agent Zero's lookup does)
@@ -261,6 +265,27 @@ class Tools:
                 return info
             self.diagnostics.add("error", "tool", "defines no Tool subclass, ToolPlugin class or function "
                                  f"named {name!r}", path, fix=f"define `class MyTool(Tool)` or `def {name}(...)`")
+        return self._resolve_process(name)
+
+    def _resolve_process(self, name: str) -> ToolInfo | None:
+        """`tools/<name>.sh` (bash) or `.js`/`.mjs` (node): the first copy that declares itself and whose runner
+        is installed (a missing node or a bad header is a diagnostic)."""
+        from a0nb.engine.process_tool import RUNNERS, HeaderError, read_spec, runner_available
+        copies = [c for ext in RUNNERS for c in self.hierarchy.files("tools", f"{name}{ext}")]
+        for i, (root, path) in enumerate(copies):
+            runner = RUNNERS[path.suffix]
+            if not runner_available(runner):
+                self.diagnostics.add("warning", "tool", f"skipped: `{runner}` is not on PATH", path,
+                                     fix=f"install {runner} to use this tool")
+                continue
+            try:
+                spec = read_spec(path)
+            except (HeaderError, OSError, UnicodeDecodeError) as exc:
+                self.diagnostics.add("error", "tool", f"not loaded: {exc}", path, getattr(exc, "line", None),
+                                     fix="start the file with comment lines `description: ...` and `arg NAME: TYPE`")
+                continue
+            return ToolInfo(name, "process", spec, path, root.label, tuple(p for _, p in copies[i + 1:]),
+                            spec.description, spec.schema)
         return None
 
     def _info_from_module(self, module: Any, name: str, path: Path, label: str,
@@ -288,7 +313,7 @@ class Tools:
         if isinstance(obj, type) and issubclass(obj, Tool):
             tool_name = name or _snake(obj.__name__)
             return ToolInfo(tool_name, "class", obj, path, label, overrode,
-                            obj.description or (inspect.getdoc(obj) or "").split("\n\n")[0], dict(obj.parameters))
+                            obj.description or _own_doc(obj).split("\n\n")[0], dict(obj.parameters))
         from a0nb.engine.tool_plugin import LoadedTool, is_tool_plugin
         if is_tool_plugin(obj):
             loaded = LoadedTool.create(obj, path)
@@ -302,8 +327,9 @@ class Tools:
     def _available_files(self) -> dict[str, ToolInfo]:
         names: list[str] = []
         for _root, folder in self.hierarchy.dirs("tools"):
-            for p in sorted(folder.glob("*.py")):
-                if not p.name.startswith("_") and p.stem not in names and p.stem != "unknown":
+            for p in sorted(folder.iterdir()):
+                if p.suffix in (".py", ".sh", ".js", ".mjs") and not p.name.startswith("_") \
+                        and p.stem not in names and p.stem != "unknown" and p.is_file():
                     names.append(p.stem)
         out = {}
         for n in names:
@@ -320,6 +346,12 @@ class Tools:
 
     def _resolve_file_cached(self, name: str) -> ToolInfo | None:
         return self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+
+
+def _own_doc(cls: type) -> str:
+    """The class's own docstring (a base class's, e.g. Tool's, describes no tool)."""
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if isinstance(doc, str) else ""
 
 
 def _snake(name: str) -> str:

@@ -16,6 +16,10 @@ TOOL_SIGNATURES = {"execute_tool": "execute_tool(self, tool_name, payload, state
                                    "payload_format=None, payload_metadata=None, tool_call=None) -> dict"}
 
 
+class ToolContractError(RuntimeError):
+    """A tool plugin broke its contract while running; reported to the model as the tool's error."""
+
+
 class ToolPlugin:
     """Subclass and define `get_tool_schemas(state)` and `execute_tool(tool_name, payload, state, *, ...)`.
     Each function schema's name is a tool name the model can call (`add`), and `file:name` works too
@@ -150,8 +154,8 @@ class PluginTool(Tool):
         else:
             for item in items:
                 result = self._item(item, result)
-        if result is None:
-            raise ContractError(f"{where_method(self.plugin.instance, 'stream_tool', self.plugin.path)} yielded no final result "
+        if result is None:  # a tool's failure goes back to the model (like any tool exception), naming the file
+            raise ToolContractError(f"{where_method(self.plugin.instance, 'stream_tool', self.plugin.path)} yielded no final result "
                                 "(a dict with \"success\"); yield display parts as {\"part\": ...} and then the result")
         return result
 
@@ -174,10 +178,11 @@ class PluginTool(Tool):
         return Response(message=message)
 
     async def after_execution(self, response: Response, **kwargs: Any) -> None:
-        display = {"display": self.display} if self.display is not None else {}
-        if display:
-            self.agent.fire_sync("tool_output_update", ctx={"content": self.progress, "tool": self.full_name,
-                                                              "metadata": display})
+        """The display form goes to displays (`tool_output_update` with `metadata.display`), never to history."""
+        if self.display is not None:
+            shown = self.display.get("content", "") if isinstance(self.display, dict) else self.display
+            self.agent.fire_sync("tool_output_update", ctx={"content": str(shown), "tool": self.full_name,
+                                                              "metadata": {"display": self.display}})
         await self.agent.hist_add_tool_result(self.full_name, response.message, **(response.additional or {}))
 
 

@@ -27,6 +27,7 @@ class Turn:
     error: str | None = None
     interrupted: bool = False
     compactions: list[Any] = field(default_factory=list)
+    expansions: list[dict[str, Any]] = field(default_factory=list)  # feature completions applied to `message`
 
     @property
     def ok(self) -> bool:

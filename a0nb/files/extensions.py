@@ -72,6 +72,7 @@ class Extensions:
                  *, timeout: float | None = 60.0) -> None:
         self.hierarchy = hierarchy
         self.loader = loader
+        loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.timeout = timeout
         self.registered: dict[str, dict[str, ExtensionInfo]] = {}
@@ -91,20 +92,31 @@ class Extensions:
 
     def _resolve_files(self, point: str) -> list[ExtensionInfo]:
         self.validate()
-        winners: dict[str, tuple[Any, Path, list[Path]]] = {}
+        copies: dict[str, list[tuple[Any, Path]]] = {}
         for root, folder in self.hierarchy.extension_dirs(point):
             for path in sorted(folder.glob("*.py")):
-                if path.stem in winners:
-                    winners[path.stem][2].append(path)
-                    continue
-                winners[path.stem] = (root, path, [])
+                copies.setdefault(path.stem, []).append((root, path))
         infos = []
-        for name in sorted(winners):
-            root, path, lower = winners[name]
-            cls = self._load_class(root.path, path)
-            if cls is not None:
-                infos.append(ExtensionInfo(point, name, cls, path, root.label, tuple(lower)))
+        for name in sorted(copies):
+            info = self._first_loadable(point, name, copies[name])
+            if info is not None:
+                infos.append(info)
         return infos
+
+    def _first_loadable(self, point: str, name: str, copies: list[tuple[Any, Path]]) -> ExtensionInfo | None:
+        """The highest copy that loads; a broken override never removes the copy below it (ARCHITECTURE §8)."""
+        broken: list[Path] = []
+        for i, (root, path) in enumerate(copies):
+            cls = self._load_class(root.path, path)
+            if cls is None:
+                broken.append(path)
+                continue
+            if broken:
+                self.diagnostics.add("warning", "extension", f"override(s) {', '.join(map(str, broken))} failed to "
+                                     f"load; this lower copy stays active at {point}", path,
+                                     fix="fix the override (its own error is reported above)")
+            return ExtensionInfo(point, name, cls, path, root.label, tuple(p for _, p in copies[i + 1:]))
+        return None
 
     def _load_class(self, root_path: Path, path: Path) -> type[Extension] | None:
         module = self.loader.load(path, module_name_for(root_path, path), "extension")
@@ -184,6 +196,17 @@ class Extensions:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _wrap(info, point, exc) from exc
+            if inspect.iscoroutine(result) and _no_running_loop():
+                # an async extension at a sync point outside any event loop (an agent built in plain
+                # Python, as Agent Zero's agent_init examples are written) runs to its end here
+                try:
+                    asyncio.run(result)
+                except (A0Error, RepairableError, KeyboardInterrupt):
+                    raise
+                except (Exception, SystemExit) as exc:
+                    raise _wrap(info, point, exc) from exc
+                _attribute(info, kwargs, before)
+                continue
             if inspect.isawaitable(result):
                 if inspect.iscoroutine(result):
                     result.close()
@@ -241,6 +264,14 @@ class Extensions:
         return ExtensionError(
             f"extension {info.label} at point {point} took longer than {self.timeout:g} s and {what} "
             "(raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT to allow more; 0 means no limit)")
+
+
+def _no_running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
 
 
 def _trusted(info: ExtensionInfo) -> bool:
@@ -325,8 +356,13 @@ def _closest(point: str) -> str:
 _UNSET: Any = object()
 
 
+# a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
+UPSTREAM_MODULE_NAMES = {"a0nb.engine.agent": "agent"}
+
+
 def function_point(fn: Callable[..., Any]) -> str:
     module = fn.__module__ or "__main__"
+    module = UPSTREAM_MODULE_NAMES.get(module, module)
     qual = fn.__qualname__.replace(".<locals>", "")
     return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
 

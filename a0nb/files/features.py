@@ -52,9 +52,16 @@ class Feature:
 
 
 def features(agent: Any) -> list[Feature]:
-    """Every feature class of the agent's hierarchy (higher roots first), memoized until files change."""
+    """Every feature class of the agent's hierarchy (higher roots first), memoized until files change, then
+    the FeaturePlugins registered from Python (`agent.register_feature`)."""
     hierarchy = agent.hierarchy
-    return hierarchy.memo(("features",), lambda: _discover(agent))
+    found = hierarchy.memo(("features",), lambda: _discover(agent))
+    shared = getattr(agent, "shared", None)
+    registry = shared.data.get("_lattice_registry") if shared is not None else None
+    if registry is None or not registry.features:
+        return found  # type: ignore[no-any-return]
+    return [*found, *(Feature(type(f.instance).__name__, f.instance, Path("<registered>"), f.root_label)
+                      for f in registry.features)]
 
 
 def _discover(agent: Any) -> list[Feature]:

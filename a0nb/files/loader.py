@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.imports import Redirector
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 
 
@@ -33,10 +34,21 @@ def file_key(path: Path) -> _Key | None:
 class ModuleLoader:
     """Loads `.py` files once per version; a changed file is imported again on next use."""
 
-    def __init__(self, diagnostics: Diagnostics) -> None:
+    def __init__(self, diagnostics: Diagnostics, roots: Any = None) -> None:
         self.diagnostics = diagnostics
         self._cache: dict[str, tuple[_Key, ModuleType | None]] = {}
+        # Agent Zero's module names inside loaded files (a0nb.files.imports); `roots` (a callable giving the
+        # search hierarchy) lets `extensions.python.…`, `tools.…` and `plugins.…` name its files
+        self.redirector = Redirector(roots, self._load_upstream)
         self.aliases = AliasFinder()  # `agent_core.*` for Crystal Lattice plugins, only while a file loads
+
+    def use_roots(self, roots: Any) -> None:
+        """Give upstream module paths a hierarchy to resolve in (the first registry that knows one sets it)."""
+        if self.redirector.roots is None:
+            self.redirector.roots = roots
+
+    def _load_upstream(self, path: Path, dotted: str) -> ModuleType | None:
+        return self.load(path, dotted, "python module")
 
     def load(self, path: Path, module_name: str, area: str) -> ModuleType | None:
         key = file_key(path)
@@ -55,6 +67,7 @@ class ModuleLoader:
             self.diagnostics.add("error", area, "cannot be imported as a Python module", path)
             return None
         module = importlib.util.module_from_spec(spec)
+        module.__dict__["__builtins__"] = self.redirector.builtins()
         # Registered only while executing, so dataclasses and typing can resolve the module.
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module

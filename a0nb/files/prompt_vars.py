@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.imports import plain_redirector
 from a0nb.files.prompt_lookup import RACY_NS
 
 __all__ = ["VariablesPlugin", "VariablesLoaders", "as_text", "py_name"]
@@ -98,6 +99,7 @@ class VariablesLoaders:
             if spec is None or spec.loader is None:
                 return None, "cannot be imported as a Python file"
             module = importlib.util.module_from_spec(spec)
+            module.__dict__["__builtins__"] = plain_redirector().builtins()  # Agent Zero's `helpers.*` names
             sys.modules[module_name] = module  # dataclasses and typing look the module up while it runs
             try:
                 spec.loader.exec_module(module)

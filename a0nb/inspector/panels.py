@@ -144,8 +144,11 @@ def render_skills(agent: Any) -> Rendering:
     return _simple("Skills", lines, "".join(body))
 
 
-def render_tools(agent: Any) -> Rendering:
-    """Each tool: kind, the root it came from, the lower copies it overrode, its description."""
+def render_tools(agent: Any, name: str | None = None) -> Rendering:
+    """Each tool: kind, the root it came from, the lower copies it overrode, its description; with `name`, that
+    tool and its DOX companion (`tools/<tool>.py.dox.md`: purpose, arguments, output, side effects)."""
+    if name:
+        return render_tool(agent, name)
     style = PathStyle.for_agent(agent)
     tools = agent.tools.available()
     lines = [f"Tools: {len(tools)}"] + [f"  {n} ({i.kind}, {i.root_label})" for n, i in sorted(tools.items())]
@@ -154,6 +157,20 @@ def render_tools(agent: Any) -> Rendering:
             for n, i in sorted(tools.items())]
     return _simple("Tools", lines, h.table(["tool", "kind", "root", "overrode", "description"], rows,
                                           ("150px", "70px", "", "", "")))
+
+
+def render_tool(agent: Any, name: str) -> Rendering:
+    style = PathStyle.for_agent(agent)
+    info = agent.tools.resolve(name)
+    if info is None:
+        return _simple(f"Tool {name}", [f"Tool {name}: not found"], h.note(f"No tool named {name!r} in the hierarchy."))
+    dox = info.path.with_name(info.path.name + ".dox.md") if info.path else None
+    doc = dox.read_text(encoding="utf-8") if dox is not None and dox.is_file() else ""
+    where = style(info.path) if info.path else info.root_label
+    lines = [f"Tool {info.name} ({info.kind}, {info.root_label}): {where}", info.description or "(no description)"]
+    lines += doc.splitlines() if doc else [f"no DOX companion ({info.path.name if info.path else name}.dox.md)"]
+    body = h.muted(h.esc(where)) + h.pre(doc) if doc else h.note("No DOX companion file next to this tool.")
+    return _simple(f"Tool {info.name}", lines, body)
 
 
 def render_extensions(agent: Any, point: str | None = None) -> Rendering:

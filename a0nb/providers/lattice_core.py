@@ -81,13 +81,17 @@ class LatticeCore:
             name, args = fn.get("name"), fn.get("arguments", {})
             payload = json.loads(args) if isinstance(args, str) and args.strip() else (args or {})
             tool, state = next(((t, s) for t, s in tools if name in _names(t, s)), (None, {}))
+            metadata: dict[str, Any] = {}
             if tool is None:
-                text, result = f"Error: no tool named {name!r}", {"success": False}
+                text: Any = f"Error: no tool named {name!r}"
             else:
-                result = tool.execute_tool(name, payload, state, payload_kind="json", tool_call=dict(tc))
+                result = _run_tool(tool, name, payload, state, dict(tc))
                 text = tool.format_tool_result(result, state)
+                if callable(getattr(tool, "to_display_format", None)):
+                    native = isinstance(text, dict) and text.get("type") == "provider_native_tool_result"
+                    metadata["display"] = tool.to_display_format("" if native else str(text), result, state)
             out.append({"role": "tool", "content": text if isinstance(text, str) else json.dumps(text),
-                        "tool_call_id": tc.get("id"), "metadata": {}})
+                        "tool_call_id": tc.get("id"), "metadata": metadata})
         return out
 
     # -- requests ----------------------------------------------------------------------------------
@@ -145,6 +149,18 @@ class LatticeCore:
             if snippet:
                 return str(snippet)
         return ""
+
+
+def _run_tool(tool: Any, name: Any, payload: Any, state: dict[str, Any], tool_call: dict[str, Any]) -> Any:
+    """`stream_tool` when the tool has one (display parts are skipped: no UI here), else `execute_tool`."""
+    kwargs = {"payload_kind": "json", "payload_format": "object", "payload_metadata": None, "tool_call": tool_call}
+    if callable(getattr(tool, "stream_tool", None)):
+        result = None
+        for item in tool.stream_tool(name, payload, state, **kwargs):
+            if not (isinstance(item, dict) and "part" in item and "success" not in item):
+                result = item
+        return result
+    return tool.execute_tool(name, payload, state, **kwargs)
 
 
 def _names(tool: Any, state: dict[str, Any]) -> list[str]:

@@ -45,3 +45,19 @@ def registering_example() -> str:
     start = text.index("from agent_core import AgentCore")
     end = text.index("session, finals = core.send_request(session, config)") + len("session, finals = core.send_request(session, config)")
     return text[start:end] + "\n"
+
+
+def with_optional_hooks(code: str) -> str:
+    """The Calculator example with its commented-out `stream_tool` / `to_display_format` hooks switched on
+    (the seed shows them as comments; uncommenting is the change the seed invites)."""
+    lines = code.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("# Optional: provide streaming"))
+    out = lines[:start + 1]
+    for line in lines[start + 1:]:
+        if line.startswith("    # "):
+            out.append("    " + line[len("    # "):])
+        elif line.rstrip() == "    #":
+            out.append("")
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"

@@ -117,7 +117,8 @@ def test_calculator_tool_through_agent_core() -> None:
     [schema] = core.get_tool_schemas({})
     assert schema["function"]["name"] == "add"
     [msg] = core.execute_tool_calls([{"id": "c1", "function": {"name": "add", "arguments": '{"a": 2, "b": 40}'}}], {})
-    assert msg == {"role": "tool", "content": "Result: 42", "tool_call_id": "c1", "metadata": {}}
+    assert msg == {"role": "tool", "content": "Result: 42", "tool_call_id": "c1",
+                   "metadata": {"display": {"type": "text", "content": "Result: 42"}}}
 
 
 def test_calculator_unchanged_in_tools_folder_is_called_by_the_model(nb: Path) -> None:

@@ -21,6 +21,14 @@ def extensions(host: Host, rest: str) -> None:
     view(host, "render_extensions", rest or None)
 
 
+def tools(host: Host, rest: str) -> None:
+    name = rest.strip()
+    if name and host.agent.tools.resolve(name) is None:
+        known = ", ".join(host.agent.tools.available()) or "none"
+        raise UsageError(f"%a0 tools: no tool {name!r}; tools: {known}")
+    view(host, "render_tools", name or None)
+
+
 def template(host: Host, rest: str) -> None:
     from a0nb.files.features import features, find_template
     agent = host.agent
