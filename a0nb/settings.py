@@ -56,6 +56,9 @@ class Settings:
     # MCP servers in Agent Zero's format: {"mcpServers": {"name": {"command", "args", "env", "url", "headers"}}}
     mcp_servers: dict[str, Any] | None = None
     mcp_timeout: float = 60.0
+    # Crystal Lattice plugin sources: "pkg.mod.Class", "path:DIR", {"path", "entry"}, "git+URL#REF", {"git", "ref",
+    # "entry"} (git only with A0NB_ALLOW_REMOTE_PLUGINS=1 in the environment)
+    plugin_sources: list[Any] | None = None
 
 
 _NAMES = frozenset(f.name for f in fields(Settings))
@@ -67,6 +70,15 @@ def _coerce(name: str, value: Any) -> Any:
     kind = {f.name: f.type for f in fields(Settings)}[name]
     if value is None or value == "":
         return None if "None" in str(kind) else value
+    if "list" in str(kind):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip().startswith("[") else [v.strip() for v in value.split(",") if v.strip()]
+            except ValueError:
+                raise ConfigError(f"{name} must be a JSON list (got {value!r})") from None
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{name} must be a list (got {type(value).__name__})")
+        return list(value)
     if "dict" in str(kind):
         if isinstance(value, str):
             try:

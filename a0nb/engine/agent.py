@@ -242,6 +242,7 @@ class Agent(ModelCalls):
         with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
             try:
                 self.refresh()
+                self._apply_plugin_sources()
                 message, turn.expansions = self._expand_completions(message)
                 self.hist_add_user_message(message, attachments=attachments)
                 turn.text = await self.monologue()
@@ -298,6 +299,20 @@ class Agent(ModelCalls):
         from a0nb.files.feature_text import expand_completions
         from a0nb.files.features import features
         return expand_completions(features(self), message)
+
+    def _apply_plugin_sources(self) -> None:
+        """Load the setting `plugin_sources` when it changed: each class registered by its kind."""
+        sources = self.settings.plugin_sources or []
+        key = json.dumps(sources, sort_keys=True, default=str)
+        if self.shared.data.get("_plugin_sources_key") == key:
+            return
+        from a0nb.engine.plugin_kinds import register_found
+        from a0nb.files.plugin_sources import load_sources
+        from a0nb.resources import user_home
+        self.diagnostics.clear("plugin-source")
+        cache = Path(self.shared.home or user_home()) / "cache" / "plugin_sources"
+        register_found(self, load_sources(sources, self.workdir, cache, self.diagnostics))
+        self.shared.data["_plugin_sources_key"] = key
 
     def _lattice_registry(self) -> Any:
         from a0nb.providers.lattice_discovery import LatticeRegistry

@@ -7,7 +7,7 @@ import typing
 from dataclasses import fields
 from typing import Any
 
-from traitlets import Bool, Dict, Enum, Float, Int, Unicode, default, observe
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, observe
 from traitlets.config import Configurable
 
 from a0nb.settings import Settings, _coerce
@@ -27,6 +27,8 @@ def _setting_trait(name: str, kind: Any) -> Any:
         return Enum(typing.get_args(literal), default_value=None, allow_none=True, config=True, help=help_)
     if any(typing.get_origin(a) is dict for a in (kind, *args)):
         return Dict(default_value=None, allow_none=True, config=True, help=help_)
+    if any(typing.get_origin(a) is list for a in (kind, *args)):
+        return List(default_value=None, allow_none=True, config=True, help=help_)
     base = next((a for a in (kind, *args) if a in (bool, int, float, str)), str)
     trait = {bool: Bool, int: Int, float: Float, str: Unicode}[base]
     return trait(default_value=None, allow_none=True, config=True, help=help_)

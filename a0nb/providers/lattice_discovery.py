@@ -104,11 +104,18 @@ class LatticeRegistry:
     def __init__(self) -> None:
         self.providers: dict[str, tuple[Loaded, list[Loaded]]] = {}
         self.features: list[Loaded] = []
+        self.extensions: list[Loaded] = []   # for every provider (from plugin_sources)
         self.version = 0
 
     def register_provider(self, cls: type, extensions: Sequence[type] = ()) -> Loaded:
         loaded = instantiate("provider", cls)
         self.providers[str(loaded.instance.name)] = (loaded, [instantiate("extension", e) for e in extensions])
+        self.version += 1
+        return loaded
+
+    def register_extension(self, cls: type) -> Loaded:
+        loaded = instantiate("extension", cls)
+        self.extensions = [e for e in self.extensions if type(e.instance) is not cls] + [loaded]
         self.version += 1
         return loaded
 
@@ -136,7 +143,8 @@ def lattice_factories(hierarchy: Hierarchy, loader: ModuleLoader,
             else:
                 raise ContractError(f"the provider {name!r} is gone from the providers/ folders"
                                     + (" (" + "; ".join(now.broken) + ")" if now.broken else ""))
-            return plugin, [*bound, *now.extensions], [*now.features, *(registry.features if registry else [])]
+            extra = registry.extensions if registry else []
+            return plugin, [*bound, *now.extensions, *extra], [*now.features, *(registry.features if registry else [])]
         return lambda model, workdir: LatticeProvider(name, model, chain)
 
     for name in found.providers:
