@@ -74,7 +74,7 @@ def diff_calls(a: Any, b: Any) -> CallDiff:
         if before is None:
             result.appeared.append(Change(key, None, part))
         elif before.text != part.text or before.origin != part.origin:
-            result.changed.append(Change(key, before, part, unified(before.text, part.text, key)))
+            result.changed.append(Change(key, before, part, unified(before.text, part.text, key.split(":", 1)[-1])))
         else:
             result.unchanged += 1
     result.vanished = [Change(k, p, None) for k, p in old.items() if k not in new]

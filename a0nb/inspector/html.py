@@ -6,8 +6,9 @@ import html as _html
 from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
-FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;line-height:1.45"
-MONO = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px"
+# short declarations: every saved ask carries them once per element (the budget is ~6 KB per plain ask)
+FONT = "font:13px/1.45 system-ui,sans-serif"
+MONO = "font:12px ui-monospace,monospace"
 INK, MUTED, LINE, PANEL, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#f6f8fa", "#ffffff"
 
 ROLE_COLOURS: Mapping[str, tuple[str, str]] = MappingProxyType({
@@ -46,14 +47,14 @@ def details(summary: str, body: str, open_: bool = False, level: int = 0) -> str
     """A collapsible card; `summary` is HTML (already escaped)."""
     bg = PANEL if level == 0 else PAPER
     return (f'<details{" open" if open_ else ""} style="border:1px solid {LINE};border-radius:6px;background:{bg};'
-            f'margin:6px 0;color:{INK}"><summary style="cursor:pointer;padding:5px 8px">{summary}</summary>'
-            f'<div style="padding:4px 10px 8px 10px">{body}</div></details>')
+            f'margin:6px 0;color:{INK}"><summary style="padding:4px 8px">{summary}</summary>'
+            f'<div style="padding:2px 10px 6px">{body}</div></details>')
 
 
 def badge(text: str, kind: str = "utility") -> str:
     bg, fg = ROLE_COLOURS.get(kind, ROLE_COLOURS["utility"])
-    return (f'<span style="display:inline-block;background:{bg};color:{fg};border-radius:9px;padding:0 7px;'
-            f'font-size:11px;font-weight:600;margin-right:4px">{esc(text)}</span>')
+    return (f'<span style="background:{bg};color:{fg};border-radius:9px;padding:0 6px;font:600 11px sans-serif;'
+            f'margin-right:4px">{esc(text)}</span>')
 
 
 def muted(text: str) -> str:
@@ -61,12 +62,12 @@ def muted(text: str) -> str:
 
 
 def code(text: str) -> str:
-    return f'<code style="{MONO};background:{PANEL};border-radius:3px;padding:0 3px;color:{INK}">{esc(text)}</code>'
+    return f'<code style="{MONO};background:{PANEL};padding:0 3px;color:{INK}">{esc(text)}</code>'
 
 
 def pre(text: str, tint: str = PANEL) -> str:
     return (f'<pre style="{MONO};white-space:pre-wrap;background:{tint};color:{INK};border:1px solid {LINE};'
-            f'padding:5px 8px;margin:3px 0;max-height:480px;overflow:auto">{esc(text)}</pre>')
+            f'padding:4px 8px;margin:3px 0;max-height:480px;overflow:auto">{esc(text)}</pre>')
 
 
 def markdown(text: str) -> str:

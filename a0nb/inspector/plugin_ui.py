@@ -9,9 +9,11 @@ from a0nb.inspector import html as h
 from a0nb.inspector.base import PathStyle, Rendering
 
 
-def render_footer(agent: Any, turn: Any) -> Rendering | None:
-    """Every `message_footer` and `status_bar` line for this turn; None when no enabled plugin declares one."""
-    footers = [footer_line(e, turn) for e in ui_elements(agent, "message_footer")]
+def render_footer(agent: Any, turn: Any, elapsed: float | None = None) -> Rendering | None:
+    """Every `message_footer` and `status_bar` line for this turn; None when no enabled plugin declares one.
+    `elapsed`: the turn's wall time, tools included (the footer's latency)."""
+    replayed = agent.model_spec("chat").startswith("replay:")
+    footers = [footer_line(e, turn, elapsed, replayed) for e in ui_elements(agent, "message_footer")]
     statuses = [status_line(e, agent) for e in ui_elements(agent, "status_bar")]
     lines = [x for x in footers + statuses if x]
     if not lines:

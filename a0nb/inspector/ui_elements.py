@@ -103,7 +103,9 @@ def _money(value: float | None) -> str:
     return "cost —" if value is None else f"${value:,.4f}"
 
 
-def footer_values(turn: Any) -> dict[str, str]:
+def footer_values(turn: Any, elapsed: float | None = None, replayed: bool = False) -> dict[str, str]:
+    """The footer's fields for a turn. `elapsed` is the turn's wall time (model calls and tools); without it the
+    calls' latencies add up. A replayed turn names the model its cassette recorded, marked as replayed."""
     calls = list(turn.calls)
     costs = [c.cost for c in calls if c.cost is not None]
     models = list(dict.fromkeys(c.model for c in calls if c.role == "chat" and c.model))
@@ -111,14 +113,14 @@ def footer_values(turn: Any) -> dict[str, str]:
         "tokens": f"{sum(int(c.usage.get('total_tokens', 0) or 0) for c in calls):,} tokens",
         "cached_tokens": f"{sum(_cached(c.usage) for c in calls):,} cached",
         "cost": _money(sum(costs) if costs else None),
-        "latency": f"{sum(c.latency or 0.0 for c in calls):.2f} s",
-        "model": ", ".join(models) or "no model",
+        "latency": f"{sum(c.latency or 0.0 for c in calls) if elapsed is None else elapsed:.2f} s",
+        "model": (", ".join(models) or "no model") + (" (replayed)" if replayed and models else ""),
         "calls": f"{len(calls)} call{'s' if len(calls) != 1 else ''}",
     }
 
 
-def footer_line(element: UIElement, turn: Any) -> str:
-    values = footer_values(turn)
+def footer_line(element: UIElement, turn: Any, elapsed: float | None = None, replayed: bool = False) -> str:
+    values = footer_values(turn, elapsed, replayed)
     return " · ".join(values[name] for name in element.fields)
 
 

@@ -14,6 +14,7 @@ from a0nb.inspector.compose import Palette, history_tokens
 from a0nb.inspector.diff import Change, diff_calls
 from a0nb.inspector.svg import composition_chart, history_chart, place_compactions
 
+CHART_MIN = 3  # a turn's charts appear from this many model calls on (fewer: the call rows only)
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
 
 
@@ -32,10 +33,12 @@ def _jsonish(value: Any) -> str:
 
 
 # -- one step of the transcript ---------------------------------------------------------------
-def args_block(args: dict[str, Any], style: PathStyle, cap: int) -> str:
+def args_block(args: dict[str, Any], style: PathStyle, cap: int, skip: str = "") -> str:
     """Short scalar arguments inline; code and long or structured values as blocks."""
     out = []
     for k, v in args.items():
+        if skip == k:
+            continue
         value = style(_jsonish(v))
         if isinstance(v, (dict, list)) or "\n" in value or len(value) > 80 or k in ("code", "command"):
             out.append(f'<div style="margin:2px 0">{h.muted(k)}{h.collapsed(value, short=1200, cap=cap)}</div>')
@@ -56,7 +59,8 @@ def step_card(c: Any, style: PathStyle, open_: bool = True, cap: int = 20_000) -
             f'<li style="color:{h.MUTED}">{h.esc(style(x))}</li>' for x in thoughts) + "</ul>")
     if req:
         body.append(h.badge("tool", "tool") + h.code(req.get("tool_name", "")))
-        body.append(args_block(req.get("tool_args", {}), style, cap))
+        # the `response` tool's text is the answer, shown once under the steps
+        body.append(args_block(req.get("tool_args", {}), style, cap, "text" if req.get("tool_name") == "response" else ""))
         if c.tool_result is not None and c.tool_result != req.get("tool_args", {}).get("text"):
             body.append(h.badge("result", "user") + h.collapsed(style(c.tool_result), short=600, cap=cap, label="result"))
     else:
@@ -86,7 +90,7 @@ def call_row(c: Any, palette: Palette) -> str:
     """One line per call: index, role, tokens, and its composition bar without a legend."""
     segs = palette.segments(c)
     total = sum(x for _, x, _ in segs) or 1
-    cells = "".join(f'<div title="{h.esc(lbl)}: {x:,} tokens" style="width:{100 * x / total:.2f}%;background:{col};height:12px"></div>'
+    cells = "".join(f'<div title="{h.esc(lbl)}: {x:,} tokens" style="width:{100 * x / total:.2f}%;background:{col}"></div>'
                     for lbl, x, col in segs if x > 0)
     who = c.role if c.role == "chat" else f"{c.role}: {c.purpose}"
     indent = 18 * c.agent
@@ -98,9 +102,8 @@ def call_row(c: Any, palette: Palette) -> str:
 
 def legend(palette: Palette) -> str:
     return '<div style="font-size:12px;margin:4px 0">' + "".join(
-        f'<span style="display:inline-block;margin:1px 12px 1px 0;white-space:nowrap"><span style="display:inline-block;'
-        f'width:10px;height:10px;background:{col};border-radius:2px;vertical-align:middle;margin-right:4px"></span>'
-        f'{h.esc(lbl)}</span>' for lbl, col in palette.assigned.items()) + "</div>"
+        f'<span style="margin-right:12px;white-space:nowrap"><b style="color:{col}">■</b> {h.esc(lbl)}</span>'
+        for lbl, col in palette.assigned.items()) + "</div>"
 
 
 def _flatten(calls: Sequence[Any]) -> list[Any]:
@@ -130,9 +133,11 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
     if any(t.answered(c) for c in calls):  # a turn whose calls never got a reply has nothing to chart
         palette = Palette().prime(calls)
         rows = "".join(call_row(c, palette) for c in calls)
-        charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
-                  + composition_chart([c for c in calls if c.agent == 0] or calls, palette)
-                  + history_chart(main or calls, turn.compactions) + "</div>")
+        charts = ""  # with one or two calls the rows say it all; charts show a trend from CHART_MIN calls on
+        if len(calls) >= CHART_MIN:
+            charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
+                      + composition_chart([c for c in calls if c.agent == 0] or calls, palette)
+                      + history_chart(main or calls, turn.compactions) + "</div>")
         parts.append(h.details(f"<b>Model calls</b> {h.muted(t.plural(len(calls), 'call') + ' · context composition')}",
                                rows + legend(palette) + charts, open_=True))
     title = f"Turn {turn.index} · {t.status(turn)} · {t.plural(len(turn.calls), 'model call')}"

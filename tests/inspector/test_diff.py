@@ -30,7 +30,8 @@ def test_appeared_vanished_changed_and_unchanged() -> None:
     assert [c.label for c in d.changed] == ["system: main prompt"]
     assert d.unchanged == 1 and d.messages_delta == 2 and d.tokens_delta == b.tokens - a.tokens
     diff = d.changed[0].diff
-    assert "-be kind" in diff and "+be exact" in diff and diff[0].startswith("--- a/system:")
+    assert "-be kind" in diff and "+be exact" in diff
+    assert diff[:2] == ("--- a/system: main prompt", "+++ b/system: main prompt")  # the label, not kind:label
 
 
 def test_repeated_keys_match_by_occurrence() -> None:

@@ -56,7 +56,8 @@ def test_no_model_error_appears_once_in_a_front_end(front_end: InteractiveShell)
     (Path.cwd() / "r.yaml").write_text(json.dumps([answer("now it works")]), encoding="utf-8")
     front_end.run_line_magic("a0", "model scripted:r.yaml")
     front_end.run_line_magic("a0", "ask hello again")
-    assert "now it works" in final_outputs(front_end)[-2]["data"]["text/plain"]  # the card, then the footer
+    texts = [o["data"].get("text/plain", "") for o in final_outputs(front_end)]
+    assert "now it works" in texts[-2], texts  # the card, then the footer
 
 
 def test_a_turn_that_never_got_a_reply_renders_without_charts(tmp_path: Path) -> None:
@@ -68,3 +69,36 @@ def test_a_turn_that_never_got_a_reply_renders_without_charts(tmp_path: Path) ->
     rendering = render_turn(agent.turns[-1], agent=agent)
     assert "<svg" not in rendering.html and "Model calls" not in rendering.html
     assert "no reply" in rendering.text and "valid tool request" not in rendering.text
+
+
+def test_footer_latency_is_the_turns_wall_time_tools_included(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from a0nb.testing import tool_reply
+    monkeypatch.chdir(tmp_path)
+    sh = make_shell()
+    try:
+        sh.run_line_magic("load_ext", "a0nb")
+        replies = [tool_reply("code_execution", runtime="python", code="import time; time.sleep(0.3)"), answer("done")]
+        (tmp_path / "r.yaml").write_text(json.dumps(replies), encoding="utf-8")
+        sh.run_line_magic("config", 'A0.model = "scripted:r.yaml"')
+        sh.run_line_magic("config", 'A0.approval = "auto"')
+        sh.run_line_magic("a0", "ask take your time")
+        footer = sh.display_pub.outputs[-1]["data"]["text/plain"].splitlines()[0]
+        latency = float(footer.split(" · ")[3][:-2])
+        calls = get_magics(sh).agent.turns[-1].calls
+        assert sum(c.latency or 0 for c in calls) < 0.3 <= latency
+    finally:
+        sh.run_line_magic("unload_ext", "a0nb")
+        dispose()
+
+
+def test_a_replayed_footer_names_the_recorded_model_as_replayed(tmp_path: Path) -> None:
+    from a0nb import Agent
+    from a0nb.inspector import render_footer
+    (tmp_path / "r.yaml").write_text(json.dumps([answer("hi")]), encoding="utf-8")
+    Agent(tmp_path, model="record:c.yaml:scripted:r.yaml").ask("hello")
+    agent = Agent(tmp_path, model="replay:c.yaml")
+    turn = agent.ask("hello")
+    footer = render_footer(agent, turn)
+    assert footer is not None
+    assert footer.text.splitlines()[0].endswith(" · scripted:r.yaml (replayed)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -62,18 +63,21 @@ class Ask:
         self.options = {"attachments": [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()],
                         "history": not opts.no_history}
         self.live: Any = None
+        self.started_at = time.perf_counter()
 
     def start(self) -> dict[str, Any]:
         """The live view (in a front end) and the keyword arguments of `Agent.ask`."""
         self.live = _start_live(self.host)
+        self.started_at = time.perf_counter()
         return self.options
 
     def succeeded(self, turn: Turn) -> None:
+        elapsed = time.perf_counter() - self.started_at  # the whole turn: model calls and tools
         self._finish(turn)
         fmt = self.opts.format or self.host.options.format
         self.host.out.answer(turn, fmt, turn_metadata(self.agent, turn), self.live is not None)
         if fmt == "markdown":  # plugins' footer and status lines go under the answer card
-            footer = render("render_footer", self.agent, turn)
+            footer = render("render_footer", self.agent, turn, elapsed)
             if footer is not None:
                 self.host.out.publish(footer)
 
