@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="instead of the text, list each file read, its root and the copies it overrode")
     prompt.set_defaults(handler=print_prompt)
 
+    mem = sub.add_parser("memory", help="the long-term memory of a notebook folder: list, search, show, delete, import")
+    mem.add_argument("--workdir", default=".", metavar="DIR")
+    mem.add_argument("words", nargs=argparse.REMAINDER, help="list [AREA] | search QUERY | show ID | delete ID ... | import")
+    mem.set_defaults(handler=memory)
+
     sub.add_parser("doctor", help="versions, API key variables (set or not), paths, diagnostics").set_defaults(
         handler=doctor)
     sub.add_parser("demo", help="the guided demo").set_defaults(handler=demo)
@@ -140,6 +145,18 @@ def print_prompt(args: argparse.Namespace) -> int:
 
 
 # -- doctor -----------------------------------------------------------------------------------------
+
+def memory(args: argparse.Namespace) -> int:
+    import shlex
+    from a0nb.engine.agent import Agent
+    from a0nb.engine.memory.commands import MemoryCommandError, memory_command
+    try:
+        print(memory_command(Agent(args.workdir), " ".join(shlex.quote(w) for w in args.words)))
+    except MemoryCommandError as exc:
+        print(f"a0nb {exc}", file=sys.stderr)
+        return 2
+    return 0
+
 
 def doctor(args: argparse.Namespace) -> int:
     from importlib import metadata

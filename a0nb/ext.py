@@ -11,6 +11,9 @@ from a0nb.engine.dirty_json import DirtyJson, parse_dirty
 from a0nb.engine.extract import first_closed_object
 from a0nb.engine.history import OutputItem, render_content
 from a0nb.engine.loop import LoopData
+from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterError, Memory, memories_of
+from a0nb.engine.memory.memorize import memorize
+from a0nb.engine.mcp import attach as mcp_attach, mcp_of, tools_prompt as mcp_tools_prompt
 from a0nb.engine.organize import compactor, organize_history
 from a0nb.engine.tool import Response, Tool
 from a0nb.engine.tool_plugin import ToolPlugin
@@ -62,6 +65,7 @@ ERROR_FORMAT = "error_format"
 MESSAGE_LOOP_END = "message_loop_end"
 MONOLOGUE_END = "monologue_end"
 PROCESS_CHAIN_END = "process_chain_end"
+EMBEDDING_MODEL_CHANGED = "embedding_model_changed"
 CALL_RECORDED = "call_recorded"
 HISTORY_COMPACTED = "history_compacted"
 SKILLS_REATTACHED = "skills_reattached"
@@ -75,6 +79,9 @@ __all__ = [
     # skills, plugins, files, secrets
     "skill_text", "search_skills", "read_skill_file", "normalise_name", "plugin_config", "file_tree",
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",
+    # memory and MCP
+    "memories_of", "memorize", "Memory", "MEMORY_AREAS", "EmbeddingError", "FilterError", "mcp_of",
+    "mcp_attach", "mcp_tools_prompt",
     # providers
     "ProviderExtension", "ThinkSplitter", "delta_of", "field",
     # for a0nb.compat (Agent Zero's names): the agent, reply parsing, stream masking, the user's a0nb home

@@ -46,6 +46,16 @@ class Settings:
     model_kwargs: dict[str, Any] | None = None
     utility_model_kwargs: dict[str, Any] | None = None
     native_tools: bool = False   # also send the tools as native function schemas (providers tagged `tools`)
+    # memory (a0nb.engine.memory): "local" = the bundled offline embedder (a0nb[memory]), "hash" = the light
+    # fallback, anything else a litellm embedding model id
+    embedding_model: str = "local"
+    memory_recall: bool = True
+    memory_recall_interval: int = 3
+    memory_recall_threshold: float = 0.7
+    memory_memorize: bool = False    # Agent Zero memorises after every monologue (2 utility calls); opt-in here
+    # MCP servers in Agent Zero's format: {"mcpServers": {"name": {"command", "args", "env", "url", "headers"}}}
+    mcp_servers: dict[str, Any] | None = None
+    mcp_timeout: float = 60.0
     # Crystal Lattice plugin sources: "pkg.mod.Class", "path:DIR", {"path", "entry"}, "git+URL#REF", {"git", "ref",
     # "entry"} (git only with A0NB_ALLOW_REMOTE_PLUGINS=1 in the environment)
     plugin_sources: list[Any] | None = None

@@ -221,6 +221,8 @@ class Tools:
         loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.registered: dict[str, ToolInfo] = {}
+        # tried before everything else (MCP tools first, as Agent Zero's lookup does)
+        self.lookups: list[Callable[[str], ToolInfo | None]] = []
 
     def register(self, obj: Any, name: str | None = None) -> ToolInfo:
         info = self._info_for(obj, name, None, REGISTERED)
@@ -230,6 +232,10 @@ class Tools:
         return info
 
     def resolve(self, name: str) -> ToolInfo | None:
+        for lookup in self.lookups:
+            found = lookup(name)
+            if found is not None:
+                return found
         if name in self.registered:
             return self.registered[name]
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name or ""):

@@ -48,6 +48,8 @@ POINTS: dict[str, Point] = {p.name: p for p in (
     _p("message_loop_end", "loop_data", "End of a loop pass (also after errors)."),
     _p("monologue_end", "loop_data", "The monologue ended (answer, error or interrupt)."),
     _p("process_chain_end", "data", "The whole user message was processed."),
+    _p("embedding_model_changed", "old new folder",
+       "A memory folder's vectors were re-embedded with a new embedding model (sync).", sync=True),
     # observation points for the inspector (a0nb additions)
     _p("call_recorded", "record", "A model call's CallRecord is complete (chat and utility calls)."),
     _p("history_compacted", "event", "History was compacted; `event` holds tokens before/after and what replaced what."),

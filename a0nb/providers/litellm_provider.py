@@ -104,6 +104,13 @@ def warm_import_in_background(first: Callable[[], Any] | None = None, model: str
     return _LOADER.warm(first, count if model else None)
 
 
+def embed(model: str, texts: list[str], api_base: str | None = None) -> list[list[float]]:
+    """Embedding vectors from a litellm embedding model (memory with a hosted `embedding_model`)."""
+    kwargs: dict[str, Any] = {"api_base": api_base} if api_base else {}
+    response = _litellm().embedding(model=model, input=texts, **kwargs)
+    return [list(item["embedding"]) for item in response["data"]]
+
+
 def _key_from(env: str, model: str) -> str:
     value = os.environ.get(env)
     if not value:

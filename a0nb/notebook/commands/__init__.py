@@ -75,6 +75,9 @@ SUBCOMMANDS: dict[str, Sub] = {
     "template": Sub("%a0 template NAME", "insert a feature plugin's template as the next cell", "views:template"),
     "plugins": Sub("%a0 plugins [enable NAME | disable NAME [--scope notebook|user] | config NAME [key=value ...]]",
                    "list plugins, switch one on or off, show (a form, live) or set its config", "plugins:plugins"),
+    "memory": Sub("%a0 memory [list [AREA] | search QUERY | show ID | delete ID ... | import | recalled]",
+                  "the agent's long-term memory (global or the project's) and its knowledge import", "memory:memory"),
+    "mcp": Sub("%a0 mcp [start|stop]", "MCP servers: state, tools, errors (they start lazily)", "memory:mcp"),
     "help": Sub("%a0 help", "this help", "views:help"),
 }
 

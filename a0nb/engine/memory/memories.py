@@ -1,0 +1,134 @@
+"""An agent's memory: which folder (global `$A0NB_HOME/memory/default/`, or the project's `.a0proj/memory/`
+when `project.json` says `"memory": "own"`), which embedder, and knowledge kept in sync with the files."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from a0nb.diagnostics import Diagnostics
+from a0nb.engine.memory.embeddings import Embedder, HashEmbedder, make_embedder
+from a0nb.engine.memory.knowledge import ImportReport, import_knowledge
+from a0nb.engine.memory.store import Memory, MemoryStore
+from a0nb.resources import user_home
+
+PROJECT_MODES = ("own", "project")
+
+
+def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
+    """(folder, is_project): the project's own memory when its project.json asks for it."""
+    meta = workdir / ".a0proj"
+    try:
+        data = json.loads((meta / "project.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if isinstance(data, dict) and data.get("memory") in PROJECT_MODES:
+        return meta / "memory", True
+    return (home or user_home()) / "memory" / "default", False
+
+
+def knowledge_folders(workdir: Path, home: Path | None, is_project: bool) -> list[tuple[Path, str]]:
+    """Project knowledge always; the user's `$A0NB_HOME/knowledge/` only for global memory (no mixing)."""
+    folders = [(workdir / ".a0proj" / "knowledge", ".a0proj/knowledge")]
+    if not is_project:
+        folders.append(((home or user_home()) / "knowledge", "home/knowledge"))
+    return folders
+
+
+def _fingerprint(folders: Sequence[tuple[Path, str]]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for folder, _ in folders:
+        if not folder.is_dir():
+            continue
+        for root, dirs, files in os.walk(folder):
+            dirs.sort()
+            for name in sorted(files):
+                try:
+                    st = os.stat(os.path.join(root, name))
+                except OSError:
+                    continue
+                out.append((root, name, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+class Memories:
+    """The memory one agent uses; shared by the agents of a chat that resolve to the same folder."""
+
+    def __init__(self, folder: Path, knowledge: Sequence[tuple[Path, str]], embedder: Embedder,
+                 diagnostics: Diagnostics, on_model_change: Callable[[str, str], None] | None = None,
+                 clock: Callable[[], str] = lambda: "", label: str = "") -> None:
+        self.folder = folder
+        self.label = label or str(folder)
+        self.knowledge = list(knowledge)
+        self.embedder = embedder
+        self.diagnostics = diagnostics
+        self.clock = clock
+        self.store = MemoryStore(folder, embedder, diagnostics, on_model_change=on_model_change)
+        self._knowledge_seen: tuple[Any, ...] | None = None
+        self.last_import: ImportReport | None = None
+
+    def sync(self) -> ImportReport | None:
+        """Import changed knowledge files (a stat walk when nothing changed); None if nothing to do."""
+        seen = _fingerprint(self.knowledge)
+        if seen == self._knowledge_seen:
+            return None
+        if not seen and not self.store.exists():
+            self._knowledge_seen = seen  # no knowledge, no memories yet: do not create the database
+            return None
+        self.last_import = import_knowledge(self.store, self.knowledge, self.diagnostics, self.clock())
+        self._knowledge_seen = seen
+        return self.last_import
+
+    def is_empty(self) -> bool:
+        """True when there is nothing to recall (cheap: no database is opened or created for it)."""
+        self.sync()
+        return not self.store.exists() or len(self.store) == 0
+
+    def save(self, text: str, area: str = "main", **meta: Any) -> str:
+        self.sync()
+        return self.store.insert([text], area, [{"timestamp": self.clock(), **meta}])[0]
+
+    def search(self, query: str, limit: int = 5, threshold: float = 0.7, filter: str = "",
+               areas: Sequence[str] | None = None) -> list[Memory]:
+        if self.is_empty():
+            return []
+        return self.store.search(query, limit, threshold, filter, areas)
+
+    def delete(self, ids: Sequence[str]) -> list[str]:
+        self.sync()
+        return self.store.delete(ids) if self.store.exists() else []
+
+    def forget(self, query: str, threshold: float = 0.75, filter: str = "") -> list[str]:
+        """Delete every memory at least `threshold` similar to `query` (Agent Zero's memory_forget)."""
+        found = self.search(query, limit=10_000, threshold=threshold, filter=filter)
+        return self.delete([m.id for m in found])
+
+    def describe(self) -> str:
+        n = len(self.store) if self.store.exists() else 0
+        return f"{n} memories in {self.label} (embedder {self.embedder.name})"
+
+
+def memories_of(agent: Any) -> Memories:
+    """The agent's Memories (created on first use, cached chat-wide per folder and embedding model)."""
+    home = agent.shared.home
+    folder, is_project = memory_folder(agent.workdir, home)
+    spec = agent.settings.embedding_model
+    cache = agent.shared.data.setdefault("_memories", {})
+    key = (str(folder), spec)
+    if key not in cache:
+        embedder = make_embedder(spec)
+        if spec == "local" and isinstance(embedder, HashEmbedder):
+            agent.diagnostics.add("info", "memory", "the offline embedding model is not installed; memory uses "
+                                  "the lexical hashing fallback", None, fix="pip install 'a0nb[memory]'")
+
+        def changed(old: str, new: str) -> None:
+            agent.fire_sync("embedding_model_changed", old=old, new=new, folder=str(folder))
+
+        label = "the project's memory (.a0proj/memory)" if is_project else "global memory ($A0NB_HOME/memory/default)"
+        cache[key] = Memories(folder, knowledge_folders(agent.workdir, home, is_project), embedder,
+                              agent.diagnostics, changed, lambda: agent.now().isoformat(), label)
+    return cache[key]
+
+
+__all__ = ["Memories", "memories_of", "memory_folder", "knowledge_folders"]

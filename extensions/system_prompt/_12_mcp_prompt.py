@@ -1,0 +1,19 @@
+"""System section: the tools of the configured MCP servers (started here, lazily, on first need), with
+provenance (server, tool); nothing when no server is configured."""
+from a0nb.ext import Extension, Section, extensible, mcp_of, mcp_tools_prompt
+
+
+@extensible
+async def build_prompt(agent):
+    manager = mcp_of(agent)
+    if not manager.servers:
+        return ""
+    await manager.start()
+    return mcp_tools_prompt(agent, manager)
+
+
+class MCPToolsPrompt(Extension):
+    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+        text = await build_prompt(self.agent)
+        if text:
+            system_prompt.append(Section(text))
