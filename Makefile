@@ -31,6 +31,7 @@ test-fast: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
+	$(BIN)/mypy a0nb
 
 test: $(STAMP) browser-deps lint
 	$(BIN)/python -m pytest -q -ra tests notebooks --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg $(PYTEST_ARGS)
