@@ -63,6 +63,8 @@ class Shared:
     skill_index: SkillIndex | None = None  # the parsed skills of the hierarchy (built on first use)
     lattice: "LatticeRegistry | None" = None  # Crystal Lattice plugins registered from a notebook cell
     plugin_sources_key: str | None = None  # the `plugin_sources` setting last loaded (reloaded when it changes)
+    mcp: Any = None  # the MCPManager of this chat's MCP servers (engine/mcp), started lazily
+    memories: dict[str, Any] = field(default_factory=dict)  # open memory stores by location (engine/memory)
 
     def skills(self, diagnostics: Diagnostics) -> SkillIndex:
         if self.skill_index is None:

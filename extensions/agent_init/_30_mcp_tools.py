@@ -5,7 +5,7 @@ from a0nb.ext import Extension, mcp_attach
 
 class MCPTools(Extension):
     def execute(self, **kwargs):
-        manager = self.agent.shared.data.get("_mcp")
+        manager = self.agent.shared.mcp
         if manager is not None and self.agent.number == 0:
             manager.stop()  # agent_init runs again on reset (subordinates share the servers and skip this)
         mcp_attach(self.agent)

@@ -12,9 +12,9 @@ from a0nb.engine.tool import Response, Tool, ToolInfo
 
 def mcp_of(agent: Any) -> MCPManager:
     """The chat's MCPManager, configured from the agent's `mcp_servers` setting."""
-    manager = agent.shared.data.get("_mcp")
+    manager = agent.shared.mcp
     if manager is None:
-        manager = agent.shared.data["_mcp"] = MCPManager()
+        manager = agent.shared.mcp = MCPManager()
     manager.configure(agent.settings.mcp_servers)
     return manager
 
@@ -65,7 +65,7 @@ def format_result(spec: MCPToolSpec, result: Any) -> str:
 def lookup_for(agent: Any) -> Any:
     """The `Tools.lookups` entry: `server.tool` or a bare name an MCP server provides, else None."""
     def lookup(name: str) -> ToolInfo | None:
-        manager = agent.shared.data.get("_mcp")
+        manager = agent.shared.mcp
         if manager is None or not manager.servers:
             return None
         spec = manager.find(name)

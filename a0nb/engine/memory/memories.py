@@ -114,7 +114,7 @@ def memories_of(agent: Any) -> Memories:
     home = agent.shared.home
     folder, is_project = memory_folder(agent.workdir, home)
     spec = agent.settings.embedding_model
-    cache = agent.shared.data.setdefault("_memories", {})
+    cache = agent.shared.memories
     key = (str(folder), spec)
     if key not in cache:
         embedder = make_embedder(spec)

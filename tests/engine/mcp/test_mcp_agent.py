@@ -26,7 +26,7 @@ def _results(turn):
 
 
 def _close(agent):
-    manager = agent.shared.data.get("_mcp")
+    manager = agent.shared.mcp
     if manager is not None:
         manager.close()
 
@@ -45,7 +45,7 @@ def test_stdio_server_tools_are_listed_and_called_first(nb: Path) -> None:
         assert "### toy.add" in system and "(MCP server `toy`, tool `add`; stdio:" in system
         assert '"required": ["a", "b"]' in system and "Add two integers." in system
         assert agent.tools.resolve("toy.add").root_label == "MCP server toy"
-        [row] = agent.shared.data["_mcp"].status()
+        [row] = agent.shared.mcp.status()
         assert row["state"] == "ready" and "shout" in row["tools"]
     finally:
         _close(agent)
@@ -82,7 +82,7 @@ def test_failures_are_reported_and_the_loop_goes_on(nb: Path) -> None:
         assert after == "2"  # the crashed server was started again by the next call
         system = turn.calls[0].messages[0]["content"]
         assert "MCP server `broken` is unavailable" in system
-        rows = {r["name"]: r for r in agent.shared.data["_mcp"].status()}
+        rows = {r["name"]: r for r in agent.shared.mcp.status()}
         assert rows["broken"]["state"] == "failed" and rows["broken"]["error"]
     finally:
         _close(agent)
@@ -121,7 +121,7 @@ def test_reset_stops_servers_and_they_start_again(nb: Path) -> None:
                              answer("b")], settings={"mcp_servers": toy()})
     try:
         agent.ask("one")
-        manager = agent.shared.data["_mcp"]
+        manager = agent.shared.mcp
         agent.reset()
         assert all(r["state"] == "stopped" for r in manager.status())
         agent.configure(model=[tool_reply("toy.add", a=3, b=4), answer("b")])
