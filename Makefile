@@ -12,7 +12,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp]'
+	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)

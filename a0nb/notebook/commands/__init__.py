@@ -49,6 +49,9 @@ class Sub:
 SUBCOMMANDS: dict[str, Sub] = {
     "ask": Sub("%a0 ask [-f FORMAT] [--model SPEC] [--profile NAME] [--no-history] [-o NAME] [-i] TEXT",
                "send a message to the agent (or write a %%a0 cell)", "ask:ask_line"),
+    "map": Sub('%a0 map [-c N] [--executor threads|ray] [--address ADDR] [-o NAME] VAR "TEMPLATE {item}"',
+               "ask once per item of VAR, each by a fresh agent; a summary with every item's turn",
+               "batch:map_line"),
     "model": Sub("%a0 model [SPEC]", "show or set the chat model (litellm id, scripted:FILE, replay:FILE)",
                  "settings:model"),
     "utility": Sub("%a0 utility [SPEC]", "show or set the utility model (summaries, compaction)", "settings:utility"),
