@@ -175,6 +175,7 @@ class Agent:
         self.compactor, self.tool_prompt_kwargs = None, {}
         self.turns.clear()
         self.models.records.clear()
+        self.models.store.clear()
         self.models.current = None
         self.last_user_message = None
         self.shared.providers.clear()
