@@ -48,7 +48,7 @@ def measure(points: list[int], spill: bool = False) -> dict[str, object]:
             setup = ("from a0nb.notebook.magics import get_magics\n_a = get_magics(get_ipython()).agent\n"
                      "_a.register_tool(lambda i=0: 'ok', name='noop')")
             if spill:
-                setup += "\n_a.models.spill_to(_a.workdir / 'calls.jsonl', keep=20)"
+                setup += "\n_a.models.store.spill_to(_a.workdir / 'calls.jsonl', keep=20)"
             k.run(setup)
             k.run("%a0 model scripted:session.yaml")
             done = 0
