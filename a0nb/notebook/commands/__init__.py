@@ -50,9 +50,6 @@ class Sub:
 SUBCOMMANDS: dict[str, Sub] = {
     "ask": Sub("%a0 ask [-f FORMAT] [--model SPEC] [--profile NAME] [--no-history] [-o NAME] [-i] TEXT",
                "send a message to the agent (or write a %%a0 cell)", "ask:ask_line"),
-    "map": Sub('%a0 map [-c N] [--executor threads|ray] [--address ADDR] [-o NAME] VAR "TEMPLATE {item}"',
-               "ask once per item of VAR, each by a fresh agent; a summary with every item's turn",
-               "batch:map_line"),
     "model": Sub("%a0 model [SPEC]", "show or set the chat model (litellm id, scripted:FILE, replay:FILE)",
                  "settings:model"),
     "utility": Sub("%a0 utility [SPEC]", "show or set the utility model (summaries, compaction)", "settings:utility"),
@@ -82,6 +79,9 @@ SUBCOMMANDS: dict[str, Sub] = {
     "memory": Sub("%a0 memory [list [AREA] | search QUERY | show ID | delete ID ... | import | recalled]",
                   "the agent's long-term memory (global or the project's) and its knowledge import", "memory:memory"),
     "mcp": Sub("%a0 mcp [start|stop]", "MCP servers: state, tools, errors (they start lazily)", "memory:mcp"),
+    "map": Sub('%a0 map [-c N] [--executor threads|ray] [--address ADDR] [-o NAME] VAR "TEMPLATE {item}"',
+               "ask once per item of VAR, each by a fresh agent; a summary with every item's turn",
+               "batch:map_line"),
     "help": Sub("%a0 help", "this help", "views:help"),
 }
 

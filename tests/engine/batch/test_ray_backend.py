@@ -14,7 +14,7 @@ from a0nb import Agent
 from a0nb.engine.batch.ray_backend import QUIET_START
 from a0nb.errors import ConfigError
 from a0nb.testing import answer, tool_reply
-from tests.engine.batch.test_map import CITIES, by_city
+from test_map import CITIES, by_city  # type: ignore[import-not-found]
 
 WHERE = '''import os
 

@@ -13,7 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from a0nb.notebook.commands import batch
 from a0nb.notebook.magics import get_magics
 from a0nb.testing import answer, tool_reply
-from tests.notebook.test_magics import dispose, make_shell
+from test_magics import dispose, make_shell  # type: ignore[import-not-found]
 
 CITIES = {"Oslo": "Norway", "Lima": "Peru", "Rome": "Italy"}
 
