@@ -389,4 +389,9 @@ class Agent:
         return self.subordinate
 
     def __repr__(self) -> str:
-        return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
+        try:
+            approval = self.settings.approval
+        except A0Error:
+            approval = "?"
+        return (f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r}, "
+                f"approval={approval!r})")
