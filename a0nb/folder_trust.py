@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import sysconfig
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
+from a0nb.atomic_io import write_text
 from a0nb.errors import ConfigError
 from a0nb.resources import PACKAGE_DIR, bundled_root, user_home
 
@@ -100,17 +100,9 @@ def trust(path: Path | str = ".", home: Path | None = None) -> Path:
     target = remembered_file(home)
     known = remembered(home)
     if folder not in known:
-        target.parent.mkdir(parents=True, exist_ok=True)
         lines = [str(p) for p in known] + [str(folder)]
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{FILE_NAME}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("# folders whose Python files, plugins and model endpoints a0nb may use\n")
-                fh.write("\n".join(lines) + "\n")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text(target, "# folders whose Python files, plugins and model endpoints a0nb may use\n"
+                   + "\n".join(lines) + "\n", "trusted-folders list")
     return folder
 
 
@@ -120,7 +112,7 @@ def untrust(path: Path | str, home: Path | None = None) -> None:
     known = [p for p in remembered(home) if p != folder]
     target = remembered_file(home)
     if target.exists():
-        target.write_text("".join(f"{p}\n" for p in known), encoding="utf-8")
+        write_text(target, "".join(f"{p}\n" for p in known), "trusted-folders list")
 
 
 def how_to_trust(folder: Path | str) -> str:

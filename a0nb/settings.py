@@ -11,6 +11,7 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
+from a0nb import safe_yaml
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import ConfigError
 from a0nb.folder_trust import GUARDED_SETTINGS, is_trusted
@@ -115,7 +116,7 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
         return {}
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else safe_yaml.load(text)
     except (ValueError, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
         diagnostics.add("error", "settings", f"unreadable settings: {exc}", path, fix="fix the file or delete it")
         return {}
