@@ -7,6 +7,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -194,6 +195,8 @@ def save_cassette(path: Path, entries: list[dict[str, Any]]) -> None:
     _write(path, _dump(path, entries))
 
 
+# process-wide like the files it guards (one lock for all cassettes: appends are short)
+_APPENDING = threading.Lock()
 _BLOCK_LIST = re.compile(r"(?:\s*#[^\n]*\n|\s*\n)*- ")
 
 
@@ -203,7 +206,8 @@ def append_entry(path: Path, entry: dict[str, Any]) -> None:
     flow-style list) is loaded and saved whole. Still atomic: the file is replaced, never half-written; and
     locked (filelock), so two writers never lose each other's entries."""
     check_suffix(path)
-    with _locked(path):  # several agents (or kernels) recording into one cassette each add their entries
+    # read, add, replace: threads of one batch (Agent.map), other agents and other kernels each add their entries
+    with _APPENDING, _locked(path):
         _append(path, entry)
 
 
