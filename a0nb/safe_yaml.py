@@ -39,7 +39,7 @@ class _CountingLoader(yaml.SafeLoader):
                 weight += sum(getattr(child, "_a0nb_weight", 1) for child in node.value)
             elif isinstance(node, yaml.MappingNode):
                 weight += sum(getattr(k, "_a0nb_weight", 1) + getattr(v, "_a0nb_weight", 1) for k, v in node.value)
-            node._a0nb_weight = weight
+            setattr(node, "_a0nb_weight", weight)
         if weight > self.max_nodes:
             mark = getattr(node, "start_mark", None)
             raise YAMLLimitError(f"the YAML expands to more than {self.max_nodes:,} values through its aliases "

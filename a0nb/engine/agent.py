@@ -22,7 +22,7 @@ from a0nb.engine.shared import Shared, VersionedDict
 from a0nb.engine.tool import Tool, ToolInfo, Tools
 from a0nb.engine.turn import Turn
 from a0nb.engine.turn_start import apply_plugin_sources
-from a0nb.errors import A0Error, ConfigError, RepairableError, TurnError, TurnInterrupted
+from a0nb.errors import A0Error, ConfigError, RepairableError, TurnInterrupted
 from a0nb.files.extensions import Extensions, extensible
 from a0nb.files.feature_text import expand_completions
 from a0nb.files.features import features
@@ -169,10 +169,7 @@ class Agent:
         self.control.interrupt()
 
     async def ask_async(self, message: str, *, attachments: Sequence[Any] = (), history: bool = True) -> Turn:
-        running = self.control.task
-        if running is not None and not running.done():  # one turn at a time: two would interleave history
-            raise TurnError(f"this agent is still running turn {len(self.turns)}; wait for it to finish (or "
-                            "interrupt it) before asking again, or use a second Agent to work in parallel")
+        self.control.ensure_idle(len(self.turns))  # one turn at a time: two would interleave history
         turn = Turn(index=len(self.turns) + 1, message=message)
         self.turns.append(turn)
         return await loop.run_turn(self, turn, attachments, history)
@@ -401,9 +398,5 @@ class Agent:
         return self.subordinate
 
     def __repr__(self) -> str:
-        try:
-            approval = self.settings.approval
-        except A0Error:
-            approval = "?"
         return (f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r}, "
-                f"approval={approval!r})")
+                f"approval={self.config.get().approval!r})")
