@@ -23,13 +23,18 @@ def storage_error(path: Path | str, exc: OSError, what: str = "file") -> Storage
 
 def write_text(path: Path | str, text: str, what: str = "file") -> Path:
     """Write `text` to `path` atomically (UTF-8); StorageError on an OS error, with no temporary file left."""
+    return write_bytes(path, text.encode("utf-8"), what)
+
+
+def write_bytes(path: Path | str, data: bytes, what: str = "file") -> Path:
+    """Write `data` to `path` atomically; StorageError on an OS error, with no temporary file left."""
     path = Path(path)
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
@@ -43,4 +48,4 @@ def write_text(path: Path | str, text: str, what: str = "file") -> Path:
     return path
 
 
-__all__ = ["StorageError", "storage_error", "write_text"]
+__all__ = ["StorageError", "storage_error", "write_bytes", "write_text"]

@@ -34,7 +34,7 @@ class CodeExecution(Tool):
             return Response(message="code_execution needs non-empty `code`.")
         limit = float(timeout or agent.settings.code_timeout)
         if runtime == "python":
-            output = await agent.run_on_main(run_python, agent.namespace, str(code), limit)
+            output = await agent.run_on_main(in_folder, str(agent.workdir), run_python, agent.namespace, str(code), limit)
         else:
             output = await run_terminal(str(code), limit, str(agent.workdir))
         return Response(message=self._cap(output))
@@ -46,6 +46,19 @@ class CodeExecution(Tool):
         head, tail = text[: cap * 2 // 3], text[-cap // 3:]
         marker = self.agent.read_prompt("fw.code.truncated.md", length=len(text) - len(head) - len(tail))
         return f"{head}\n{marker}\n{tail}"
+
+
+def in_folder(folder, fn, *args):
+    """`fn(*args)` with the working directory set to the agent's folder (as the terminal runtime has it), so
+    relative paths in the agent's Python mean the same files as in its shell commands; restored after."""
+    previous = os.getcwd()
+    if os.path.realpath(previous) == os.path.realpath(folder):
+        return fn(*args)
+    os.chdir(folder)
+    try:
+        return fn(*args)
+    finally:
+        os.chdir(previous)
 
 
 class _Timeout(Exception):

@@ -21,39 +21,35 @@ from a0nb.testing import answer
 REPO = Path(__file__).resolve().parents[2]
 
 
+RECORDER = """
+import json, sys
+from pathlib import Path
+from a0nb import Agent
+from a0nb.testing import answer
+name, cassette, turns = sys.argv[1], sys.argv[2], int(sys.argv[3])
+folder = Path(name); folder.mkdir()
+(folder / "replies.yaml").write_text(json.dumps([answer(f"{name} answer {i}") for i in range(turns)]))
+agent = Agent(folder, model=f"record:{cassette}:scripted:replies.yaml")
+for i in range(turns):
+    agent.ask(f"{name} question {i}")
+"""
+
+
 def test_two_agents_recording_one_cassette_keep_every_entry(tmp_path: Path) -> None:
+    """Two kernels (processes) record into one cassette at the same time: every entry is kept."""
     cassette = tmp_path / "shared.cassette.yaml"
-    turns = 12
-    errors: list[BaseException] = []
-
-    def record(name: str) -> None:
-        folder = tmp_path / name
-        folder.mkdir()
-        replies = [answer(f"{name} answer {i}") for i in range(turns)]
-        agent = Agent(folder, model=f"record:{cassette}:scripted:" + str(_script(folder, replies)))
-        try:
-            for i in range(turns):
-                agent.ask(f"{name} question {i}")
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=record, args=(n,)) for n in ("left", "right")]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    turns = 15
+    env = {**os.environ, "PYTHONPATH": str(REPO), "A0NB_TRUST": "*", "A0NB_HOME": str(tmp_path / "home")}
+    procs = [subprocess.Popen([sys.executable, "-c", RECORDER, name, str(cassette), str(turns)], cwd=tmp_path,
+                              env=env, stderr=subprocess.PIPE, text=True) for name in ("left", "right")]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
     entries = load_cassette(cassette)
     contents = sorted(json.loads(e["response"]["content"])["tool_args"]["text"] for e in entries)
     assert len(entries) == 2 * turns, f"{2 * turns - len(entries)} entries were lost"
     assert contents == sorted(f"{n} answer {i}" for n in ("left", "right") for i in range(turns))
-    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-
-
-def _script(folder: Path, replies: list[str]) -> Path:
-    path = folder / "replies.yaml"
-    path.write_text(json.dumps(replies), encoding="utf-8")
-    return path
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".lock"))]
 
 
 def test_a_second_concurrent_ask_gets_a_clear_error(nb: Path) -> None:
