@@ -2,6 +2,7 @@
 stream points fire. Ships in the package for tests, teaching and golden trajectories."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
@@ -23,6 +24,7 @@ class ScriptedReply:
     reasoning: str = ""
     error: str | None = None        # one of FAULTS: raise instead of answering (fault injection)
     usage: dict[str, Any] | None = None
+    delay: float = 0.0              # seconds between streamed chunks (to watch a reply arrive in a demo or test)
 
 
 def load_script(source: str | Path | Sequence[Any], base: Path | None = None) -> tuple[list[ScriptedReply], str]:
@@ -55,7 +57,12 @@ def _reply(item: Any, label: str, i: int) -> ScriptedReply:
         error = item.get("error")
         if error is not None and error not in FAULTS:
             raise ConfigError(f"scripted model: reply {i} in {label}: error must be one of {', '.join(FAULTS)}")
-        return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"))
+        try:
+            delay = float(item.get("delay", 0) or 0)
+        except (TypeError, ValueError):
+            raise ConfigError(f"scripted model: reply {i} in {label}: delay must be a number of seconds") from None
+        return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"),
+                             delay)
     raise ConfigError(f"scripted model: reply {i} in {label} must be a string or a mapping with `content`")
 
 
@@ -96,6 +103,8 @@ class ScriptedProvider:
         for i in range(0, len(reply.content), CHUNK):
             if reply.error == "break" and i >= len(reply.content) // 2:
                 raise ConnectionResetError("scripted stream cut midway")
+            if reply.delay:
+                await asyncio.sleep(reply.delay)
             yield ("c", reply.content[i:i + CHUNK])
 
     def process_chunk(self, chunk: tuple[str, str], state: dict[str, Any]) -> tuple[str, str]:
