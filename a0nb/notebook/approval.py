@@ -77,7 +77,7 @@ class NotebookApprover:
         buttons = []
         for label, value, style in CHOICES:
             button = w.Button(description=label, button_style=style, layout=w.Layout(width="auto"))
-            button.on_click(lambda _b, v=value: decided.done() or decided.set_result(v))
+            button.on_click(lambda _b, v=value: _settle(decided, v))
             buttons.append(button)
         box = w.VBox([title, w.HBox(buttons)])
         box.add_class("a0-approval")
@@ -102,6 +102,11 @@ class NotebookApprover:
         choice = {"y": "allow", "yes": "allow", "t": "turn", "turn": "turn"}.get(answer, "deny")
         print(decision_line(runtime, choice)[0])
         return choice
+
+
+def _settle(decided: "asyncio.Future[str]", choice: str) -> None:
+    if not decided.done():  # the first click decides; a double click changes nothing
+        decided.set_result(choice)
 
 
 def _have_widgets() -> bool:
