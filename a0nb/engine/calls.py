@@ -14,7 +14,7 @@ from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, 
 from a0nb.providers.discovery import discover_providers
 from a0nb.providers.extension import LoadedExtension, discover_provider_extensions
 from a0nb.providers.registry import make_provider, no_model_message
-from a0nb.providers.lattice_discovery import discover_lattice
+from a0nb.providers.lattice_discovery import discover_lattice_features
 from a0nb.providers.lattice_features import with_features
 from a0nb.providers.stream import complete
 
@@ -84,7 +84,7 @@ class ModelCalls:
     def lattice_features(self) -> list[Any]:
         """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""
         registry = self.host.shared.lattice
-        return [*discover_lattice(self.host.hierarchy, self.host.loader).features, *(registry.features if registry else [])]
+        return [*discover_lattice_features(self.host.hierarchy, self.host.loader), *(registry.features if registry else [])]
 
     def native_tool_schemas(self) -> list[dict[str, Any]]:
         """The agent's tools as OpenAI function schemas (sent when the setting `native_tools` is on)."""
