@@ -8,12 +8,15 @@ from a0nb.engine.dirty_json import parse_dirty
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
+from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import ConfigError, ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
 from a0nb.providers.discovery import discover_providers
 from a0nb.providers.extension import LoadedExtension, discover_provider_extensions
 from a0nb.providers.registry import make_provider, no_model_message
+from a0nb.providers.lattice_discovery import discover_lattice_features
+from a0nb.providers.lattice_features import with_features
 from a0nb.providers.stream import complete
 
 
@@ -27,6 +30,7 @@ class ModelCalls:
         self.records: list[CallRecord] = []
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
+        self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
 
     def spec(self, role: str = "chat") -> str:
         if role == "chat" and self.model_list is not None:
@@ -79,6 +83,11 @@ class ModelCalls:
         """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""
         return discover_provider_extensions(self.host.hierarchy, self.host.loader)
 
+    def lattice_features(self) -> list[Any]:
+        """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""
+        registry = self.host.shared.lattice
+        return [*discover_lattice_features(self.host.hierarchy, self.host.loader), *(registry.features if registry else [])]
+
     def native_tool_schemas(self) -> list[dict[str, Any]]:
         """The agent's tools as OpenAI function schemas (sent when the setting `native_tools` is on)."""
         return [info.native_schema() for info in self.host.tools.available().values()]
@@ -86,7 +95,8 @@ class ModelCalls:
     async def chat(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         host, record = self.host, ld.record
         call_data: dict[str, Any] = {"messages": messages, "model": self.spec("chat"),
-                                     "provider": self.provider("chat"), "config": self.config("chat")}
+                                     "provider": with_features(self.provider("chat"), self.lattice_features),
+                                     "config": self.config("chat")}
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""
         try:
@@ -169,6 +179,7 @@ class ModelCalls:
         record, ld.record = ld.record, None
         if record is not None:
             await self.host.fire("call_recorded", record=record)
+            self.store.finish(record)
 
 
 def _fill(record: CallRecord | None, reply: ModelReply) -> None:
@@ -177,6 +188,7 @@ def _fill(record: CallRecord | None, reply: ModelReply) -> None:
     record.response, record.reasoning = reply.content, reply.reasoning
     record.usage, record.cost, record.latency = dict(reply.usage), reply.cost, reply.latency
     record.provider_extensions = list(reply.extensions)
+    record.metadata = dict(reply.metadata)
     if reply.model:
         record.model = reply.model
 
