@@ -15,6 +15,8 @@ from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, 
 from a0nb.providers.discovery import discover_providers
 from a0nb.providers.extension import LoadedExtension, discover_provider_extensions
 from a0nb.providers.registry import make_provider, no_model_message
+from a0nb.providers.lattice_discovery import discover_lattice_features
+from a0nb.providers.lattice_features import with_features
 from a0nb.providers.stream import complete
 
 
@@ -81,6 +83,11 @@ class ModelCalls:
         """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""
         return discover_provider_extensions(self.host.hierarchy, self.host.loader)
 
+    def lattice_features(self) -> list[Any]:
+        """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""
+        registry = self.host.shared.lattice
+        return [*discover_lattice_features(self.host.hierarchy, self.host.loader), *(registry.features if registry else [])]
+
     def native_tool_schemas(self) -> list[dict[str, Any]]:
         """The agent's tools as OpenAI function schemas (sent when the setting `native_tools` is on)."""
         return [info.native_schema() for info in self.host.tools.available().values()]
@@ -88,7 +95,8 @@ class ModelCalls:
     async def chat(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         host, record = self.host, ld.record
         call_data: dict[str, Any] = {"messages": messages, "model": self.spec("chat"),
-                                     "provider": self.provider("chat"), "config": self.config("chat")}
+                                     "provider": with_features(self.provider("chat"), self.lattice_features),
+                                     "config": self.config("chat")}
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""
         try:
@@ -180,6 +188,7 @@ def _fill(record: CallRecord | None, reply: ModelReply) -> None:
     record.response, record.reasoning = reply.content, reply.reasoning
     record.usage, record.cost, record.latency = dict(reply.usage), reply.cost, reply.latency
     record.provider_extensions = list(reply.extensions)
+    record.metadata = dict(reply.metadata)
     if reply.model:
         record.model = reply.model
 

@@ -54,6 +54,7 @@ class CallRecord:
     diagnostics: list[str] = field(default_factory=list)
     error: str | None = None
     provider_extensions: list[str] = field(default_factory=list)  # e.g. `_10_think_tags.ThinkTags`
+    metadata: dict[str, Any] = field(default_factory=dict)  # the final message's (Crystal Lattice plugins)
     children: list["CallRecord"] = field(default_factory=list)
 
     def __getattr__(self, name: str) -> Any:

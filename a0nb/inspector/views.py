@@ -121,6 +121,8 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
     calls = _flatten(turn.calls)
     main = [c for c in turn.calls if c.role == "chat"]
     parts = [h.badge("user", "user") + h.collapsed(style(turn.message), short=600)]
+    for done in getattr(turn, "expansions", None) or ():  # feature completions applied before sending
+        parts.append(h.note(style(t.expansion_text(done))))
     if turn.interrupted or turn.error:
         parts.append(h.banner(style(turn.error or "interrupted"), "warning" if turn.interrupted else "error"))
     slots = place_compactions([history_tokens(c) for c in main], turn.compactions) if main else [0] * len(turn.compactions)
@@ -177,7 +179,8 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
     info = h.kv([("role", h.esc(r.role if r.role == "chat" else f"{r.role} ({r.purpose})")), ("turn", str(r.turn)),
                  ("pass", str(r.iteration)), ("agent", str(r.agent)), ("messages", str(len(r.messages))),
                  ("estimated tokens", f"{r.tokens:,}"), ("provider usage", h.esc(usage)),
-                 ("provider extensions", h.esc(", ".join(r.provider_extensions)) or h.muted("—"))])
+                 ("provider extensions", h.esc(", ".join(r.provider_extensions)) or h.muted("—"))]
+                + ([("reply metadata", h.code(_jsonish(r.metadata)))] if getattr(r, "metadata", None) else []))
     body = [info, h.heading("Context composition"), h.stacked_bar(Palette().segments(r))]
     if r.error:
         body.insert(0, h.banner(style(r.error)))
