@@ -10,6 +10,7 @@ from a0nb.inspector.throttle import Throttle
 from a0nb.inspector.plugin_ui import ConfigForm, render_footer, render_plugin_config, render_plugins
 from a0nb.inspector.panels import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
                      render_prompt, render_skills, render_tools)
+from a0nb.inspector.safe_html import sanitize_html
 from a0nb.inspector.svg import composition_chart, history_chart
 from a0nb.inspector.views import render_call, render_diff, render_turn
 from a0nb.inspector.batch import render_map
@@ -22,5 +23,6 @@ MapResult.display = render_map  # and so does a batch's result
 __all__ = [
     "Rendering", "PathStyle", "CallDiff", "diff_calls", "render_turn", "render_call", "render_diff", "render_prompt",
     "render_extras", "render_history", "render_skills", "render_tools", "render_extensions", "render_paths",
-    "render_diagnostics", "render_footer", "render_plugins", "render_plugin_config", "ConfigForm", "export_trace", "composition_chart", "history_chart", "LiveTurn", "Throttle", "render_map",
+    "render_diagnostics", "render_footer", "render_plugins", "render_plugin_config", "ConfigForm", "export_trace", "composition_chart", "history_chart", "LiveTurn", "Throttle",
+    "sanitize_html", "render_map",
 ]
