@@ -78,6 +78,7 @@ class Agent:
         self.tool_prompt_kwargs: dict[str, dict[str, Any]] = {}  # per tool prompt file: its variables
         self.turns: list[Turn] = []
         self.last_user_message: Message | None = None
+        self.loop_data: LoopData | None = None  # the monologue in progress (Agent Zero's agent.loop_data)
         self.intervention: str | None = None
         self.jobs = Jobs()
         self.control = TurnControl()

@@ -21,7 +21,10 @@ from a0nb.testing import answer, tool_reply
 
 FINAL = "A0-COMPAT-FINAL-ANSWER"
 PROBE = "a0_compat_probe"
-UI_POINTS = ("banners", "user_message_ui")
+# points Agent Zero fires from its application, not from an agent's turn: reached through `%load_ext a0nb`
+# (start-up, banners), `%a0 ask` (the UI's message) and the end of a cell (the job loop's tick)
+UI_POINTS = ("banners", "user_message_ui", "job_loop", "_functions/__main__/init_a0/start",
+             "_functions/__main__/init_a0/end")
 
 
 def find_corpus() -> Path | None:

@@ -90,3 +90,27 @@ def test_without_a_handler_the_error_ends_the_turn_as_before(nb: Path) -> None:
     agent = Agent(nb, model=[{"content": "", "error": "auth"}, answer("never")])
     with pytest.raises(ModelError):
         agent.ask("go")
+
+
+STREAM_END = '''
+from helpers.extension import Extension
+from agent import LoopData
+
+
+class StreamEnd(Extension):
+    async def execute(self, loop_data: LoopData = LoopData(), **kwargs):
+        item = loop_data.params_temporary["log_item_generating"]
+        assert self.agent.loop_data is loop_data  # upstream's agent.loop_data: the monologue in progress
+        item.update(content="streamed", kvps={"pass": loop_data.iteration})
+        self.agent.set_data("items", (self.agent.get_data("items") or []) + [item.heading])
+'''
+
+
+def test_each_loop_pass_opens_upstreams_generating_log_item(nb: Path) -> None:
+    _put(nb, "extensions/response_stream_end/_15_end.py", STREAM_END)
+    agent = Agent(nb, model=[tool_reply("response", text="hi")])
+    assert agent.ask("go").text == "hi"
+    view = __import__("a0nb.compat.agent", fromlist=["Agent"]).Agent.of(agent)
+    items = [i for i in view.context.log.logs if i.type == "agent"]
+    assert agent.data["items"] == ["A0: Calling LLM..."]
+    assert [(i.content, i.kvps) for i in items] == [("streamed", {"pass": 0})]
