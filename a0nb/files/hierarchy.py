@@ -10,7 +10,9 @@ from typing import Callable, Sequence, TypeVar
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.roots import Root, search_roots
 from a0nb.files.prompt_lookup import RACY_NS
+from a0nb.files.trust_scan import report as report_untrusted
 from a0nb.files.plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
+from a0nb.folder_trust import remembered_file
 from a0nb.resources import bundled_root, user_home
 
 T = TypeVar("T")
@@ -40,6 +42,7 @@ class Hierarchy:
         self._memo: dict[object, object] = {}
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
+        self.untrusted = ""  # the message listing what untrusted folders hold (empty: nothing)
         self.refresh()
 
     # -- change detection -------------------------------------------------------------------
@@ -61,6 +64,7 @@ class Hierarchy:
         self.roots = search_roots(self.workdir, self.profile, home=self.home, plugin_dirs=plugin_dirs,
                                   bundled=self.bundled)
         self._memo.clear()
+        self.untrusted = report_untrusted(self.roots, self.workdir, self.diagnostics, self.untrusted)
         self.generation += 1
         # roots may have changed (a plugin appeared), so the watch list and signature are taken anew
         self._watch = None
@@ -86,7 +90,8 @@ class Hierarchy:
             self._watch = self._watch_list()
             self._parents = _parent_indexes(self._watch)
             self._absent = [False] * len(self._watch)
-        sig: list[object] = [self.profile]
+        sig: list[object] = [self.profile, os.environ.get("A0NB_TRUST")]  # trusting a folder changes what loads
+        head = len(sig)  # path i's entry is sig[head + i]
         stat = os.stat
         parents, absent = self._parents, self._absent
         now = time.time_ns()
@@ -95,7 +100,7 @@ class Hierarchy:
                 sig.append(None)
                 continue
             parent = parents[i]
-            if parent >= 0 and sig[parent + 1] is None:
+            if parent >= 0 and sig[head + parent] is None:
                 sig.append(None)  # (not remembered: the folder may appear, and with it this path)
                 continue
             try:
@@ -103,7 +108,7 @@ class Hierarchy:
             except OSError:
                 sig.append(None)
                 if parent >= 0:
-                    up = sig[parent + 1]
+                    up = sig[head + parent]
                     absent[i] = isinstance(up, tuple) and now - up[0] > RACY_NS
                 continue
             sig.append((st.st_mtime_ns, st.st_size))
@@ -112,7 +117,7 @@ class Hierarchy:
     def _watch_list(self) -> list[str]:
         """Every path whose stat is part of the signature: each watched root and its known sub-folders, the
         extension trees, user tool files, and each plugin's scoped switch folders and config.json."""
-        out: list[str] = []
+        out: list[str] = [str(remembered_file(self.home))]  # `a0nb.trust()` changes what may load
         for root, with_files in self._watch_roots():
             out.append(str(root))
             if not root.is_dir():  # a missing root: its appearance changes its own stat, then the list is rebuilt
