@@ -39,6 +39,7 @@ CELLS = [
     "%config A0.approval = 'ask'\n%a0 model scripted:replies.yaml",
     "%a0 ask Count slowly, then show the token",
     "%a0 inspect",
+    "%a0 search show the token",
 ]
 
 CONTRAST = """(cells) => {
@@ -182,6 +183,13 @@ def test_live_turn_with_approval_in_a_trusted_notebook(lab: dict, browser: Any) 
     assert SECRET not in cells.nth(3).inner_text()
     charts.first.scroll_into_view_if_needed()
     _shot(page, "charts-light-trusted.png", charts.first.locator("xpath=.."))
+    # search from the answer back to the prompt: every part holding the phrase, highlighted, with its source
+    found = cells.nth(5).locator(".jp-OutputArea-output").first
+    found.wait_for(state="visible", timeout=30_000)
+    assert found.locator("mark").count() >= 2 and "show the token" in found.inner_text().lower()
+    assert "the model's reply" in found.inner_text() or "history" in found.inner_text()
+    found.scroll_into_view_if_needed()
+    _shot(page, "search-answer-to-prompt.png", found)
     page.keyboard.press("Control+s")
     page.wait_for_timeout(1500)
     if not streamed:
