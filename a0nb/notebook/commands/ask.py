@@ -64,6 +64,7 @@ class Ask:
         self.text, attachments = host.app.user_message(agent, text, attachments)  # Agent Zero's user_message_ui
         self.options = {"attachments": attachments, "history": not opts.no_history}
         self.live: Any = None
+        self.live_done = False
         self.started_at = time.perf_counter()
 
     def start(self) -> dict[str, Any]:
@@ -101,6 +102,9 @@ class Ask:
         self.host.out.error(exc)
 
     def end(self) -> None:
+        if self.live is not None and not self.live_done:  # an unexpected error ended the turn: the live
+            self.live.finish()                               # view still stops listening to the agent
+            self.live_done = True
         self.host.sync(self.agent)
         if self.opts.profile and self.agent.profile != self.previous:
             self.agent.set_profile(self.previous)
@@ -110,6 +114,7 @@ class Ask:
             self.host.shell.user_ns[self.opts.output] = turn
         if self.live is not None and turn is not None:
             self.live.finish(turn)
+            self.live_done = True
 
 
 def run(host: Host, opts: argparse.Namespace, text: str) -> None:
