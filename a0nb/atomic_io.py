@@ -5,7 +5,6 @@ becomes a `StorageError` naming the file, the reason and the fix."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from a0nb.errors import A0Error
@@ -28,6 +27,7 @@ def write_text(path: Path | str, text: str, what: str = "file") -> Path:
 
 def write_bytes(path: Path | str, data: bytes, what: str = "file") -> Path:
     """Write `data` to `path` atomically; StorageError on an OS error, with no temporary file left."""
+    import tempfile  # on first write: `import a0nb` and `%load_ext` stay lean
     path = Path(path)
     tmp: str | None = None
     try:

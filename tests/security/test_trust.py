@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import time
 import warnings
 from pathlib import Path
 
@@ -130,3 +132,50 @@ def test_magic_trust_in_a_real_shell(untrusted: tuple[Path, Path], monkeypatch: 
     finally:
         shell.run_line_magic("unload_ext", "a0nb")
         InteractiveShell.clear_instance()
+
+
+def test_jupyterlab_prompt_trusts_on_click_in_a_real_kernel(untrusted: tuple[Path, Path], tmp_path: Path) -> None:
+    """The first `%a0 ask` in a live front end shows the prompt and receives its click while the cell runs:
+    the test plays the front end, clicking "Trust this folder" over the kernel's comm channel."""
+    from jupyter_client import KernelManager
+    folder, marks = untrusted
+    home = tmp_path / "kernel-home"
+    replies = tmp_path / "replies.yaml"
+    replies.write_text(json.dumps([answer("hello from a trusted folder")]), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), A0NB_HOME=str(home), JUPYTER_PLATFORM_DIRS="1",
+               A0NB_MODEL=f"scripted:{replies}", A0NB_APPROVAL="auto", A0NB_FROZEN_TIME="2026-01-31T09:30:00")
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(env=env, cwd=str(folder))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        kc.execute("%load_ext a0nb", allow_stdin=True, reply=True, timeout=60)
+        msg_id = kc.execute("%a0 ask hello", allow_stdin=True)
+        clicked, idle, texts = False, False, []
+        deadline = time.monotonic() + 180
+        while not idle and time.monotonic() < deadline:
+            try:
+                msg = kc.get_iopub_msg(timeout=0.5)
+            except queue.Empty:
+                continue
+            content = msg["content"]
+            if msg["msg_type"] == "comm_open" and not clicked:
+                if content["data"].get("state", {}).get("description") == "Trust this folder":
+                    click = kc.session.msg("comm_msg", {"comm_id": content["comm_id"],
+                                                        "data": {"method": "custom", "content": {"event": "click"}}})
+                    kc.shell_channel.send(click)
+                    clicked = True
+            elif msg["msg_type"] in ("display_data", "update_display_data", "stream", "error"):
+                texts.append(str(content.get("data", {}).get("text/plain") or content.get("text") or content))
+            elif msg["msg_type"] == "status" and msg["parent_header"].get("msg_id") == msg_id:
+                idle = content["execution_state"] == "idle"
+        assert clicked, "the prompt was not shown"
+        assert idle, "the cell did not finish after the click"
+        assert str(folder.resolve()) in (home / "trusted_folders.txt").read_text()
+        assert (marks / "extension").exists()  # the folder's agent_init extension ran once trusted
+        assert any("hello from a trusted folder" in t for t in texts), texts
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

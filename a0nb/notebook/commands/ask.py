@@ -15,6 +15,7 @@ from a0nb.notebook.commands import SUBCOMMANDS, Host
 from a0nb.notebook.commands.parsing import ask_parser, interpolate, split_options, split_words
 from a0nb.inspector.text import answered
 from a0nb.notebook.magic_output import error_bundle, render, turn_metadata
+from a0nb.notebook.trust_prompt import offer_once
 from a0nb.providers.foreground import FOREGROUND
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ async def run_awaited(host: Host, line: str, cell: str | None) -> None:
         parsed = parse_cell(line, cell) if cell is not None else parse_line(line.strip()[4:])
         if parsed is None:
             return
+        await offer_once(host)  # an untrusted folder: JupyterLab's trust prompt, once (trust_prompt.py)
         with FOREGROUND:
             ask = Ask(host, *parsed)
             try:
