@@ -59,6 +59,8 @@ SUBCOMMANDS: dict[str, Sub] = {
     "inspect": Sub("%a0 inspect [N] [--diff M] [--export PATH]",
                    "show model call N (default: the last), diff it with call M, or export the trace",
                    "inspect:inspect"),
+    "search": Sub("%a0 search PHRASE", "every part of every call (and reply) holding PHRASE, with its source file",
+                  "inspect:search"),
     "prompt": Sub("%a0 prompt", "the system prompt, section by section, with where each part came from",
                   view="render_prompt"),
     "extras": Sub("%a0 extras", "the extras (temporary and persistent) of the last call", view="render_extras"),
