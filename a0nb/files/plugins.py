@@ -143,23 +143,24 @@ def is_enabled(plugin: Plugin, notebook: Path, home: Path, profile: str) -> bool
 
 
 def plugin_config(plugin: Plugin, notebook: Path, home: Path, profile: str, diagnostics: Diagnostics) -> dict[str, Any]:
-    """`default_config.yaml` overlaid by the highest-priority scoped `config.json`."""
+    """The highest-priority scoped `config.json` as it is, else `default_config.yaml` (Agent Zero's rule: a
+    config.json replaces the defaults, it is not merged onto them)."""
     config: dict[str, Any] = {}
+    for d in reversed(toggle_dirs(plugin, notebook, home, profile)):
+        cfg = d / "config.json"
+        if cfg.is_file():
+            try:
+                return dict(json.loads(cfg.read_text(encoding="utf-8")))
+            except (ValueError, OSError, TypeError) as exc:
+                diagnostics.add("error", "plugin", f"config.json unreadable: {exc}; the defaults apply", cfg,
+                                fix="fix the JSON or delete the file to use the defaults")
+            break
     default = plugin.path / "default_config.yaml"
     if default.is_file():
         try:
             config = dict(yaml.safe_load(default.read_text(encoding="utf-8")) or {})
         except (yaml.YAMLError, OSError, UnicodeDecodeError, TypeError, ValueError) as exc:
             diagnostics.add("error", "plugin", f"default config unreadable: {exc}", default)
-    for d in reversed(toggle_dirs(plugin, notebook, home, profile)):
-        cfg = d / "config.json"
-        if cfg.is_file():
-            try:
-                config.update(json.loads(cfg.read_text(encoding="utf-8")))
-            except (ValueError, OSError, TypeError) as exc:
-                diagnostics.add("error", "plugin", f"config.json unreadable: {exc}", cfg,
-                                fix="fix the JSON or delete the file to use the defaults")
-            break
     return config
 
 

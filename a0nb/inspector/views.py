@@ -12,7 +12,7 @@ from a0nb.inspector import text as t
 from a0nb.inspector.base import PathStyle, Rendering, style_for
 from a0nb.inspector.compose import Palette, history_tokens
 from a0nb.inspector.diff import Change, diff_calls
-from a0nb.inspector.svg import composition_chart, history_chart, place_compactions
+from a0nb.inspector.svg import as_image, composition_chart, history_chart, place_compactions
 
 CHART_MIN = 3  # a turn's charts appear from this many model calls on (fewer: the call rows only)
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
@@ -138,8 +138,10 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
         charts = ""  # with one or two calls the rows say it all; charts show a trend from CHART_MIN calls on
         if len(calls) >= CHART_MIN:
             charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
-                      + composition_chart([c for c in calls if c.agent == 0] or calls, palette)
-                      + history_chart(main or calls, turn.compactions) + "</div>")
+                      + as_image(composition_chart([c for c in calls if c.agent == 0] or calls, palette),
+                                 "Tokens per model call, by part of the context")
+                      + as_image(history_chart(main or calls, turn.compactions), "History tokens per model call")
+                      + "</div>")
         parts.append(h.details(f"<b>Model calls</b> {h.muted(t.plural(len(calls), 'call') + ' · context composition')}",
                                rows + legend(palette) + charts, open_=True))
     title = f"Turn {turn.index} · {t.status(turn)} · {t.plural(len(turn.calls), 'model call')}"
