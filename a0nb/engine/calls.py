@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from a0nb.engine.dirty_json import parse_dirty
-from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
 from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
+from a0nb.engine.stream_watch import ReplyWatch
 from a0nb.errors import ConfigError, ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
 from a0nb.providers.discovery import discover_providers
@@ -204,6 +203,7 @@ class _LoopSink:
     def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
         self.calls, self.host, self.ld = calls, calls.host, ld
         self.has_stream_ext = bool(calls.host.extensions.resolve("response_stream"))
+        self.watch = ReplyWatch()
 
     async def reasoning(self, delta: str, full: str) -> None:
         self.host.checkpoint(self.ld)
@@ -213,15 +213,11 @@ class _LoopSink:
     async def response(self, delta: str, full: str) -> str | None:
         self.host.checkpoint(self.ld)
         self.calls.streamed = full
-        snapshot = None
-        if "}" in delta:
-            obj = first_closed_object(full)
-            if obj is not None and isinstance(parse_tool_request(obj), ToolRequest):
-                snapshot = obj
+        snapshot = self.watch.feed(full)  # each delta parsed once: linear in the reply (stream_watch.py)
         stream_data = {"chunk": delta, "full": snapshot or full}
         await self.host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
         if self.has_stream_ext and len(full) >= 25:
-            parsed = parse_dirty(full[full.find("{"):]) if "{" in full else None
+            parsed = self.watch.value
             if isinstance(parsed, dict):
                 await self.host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
         return snapshot

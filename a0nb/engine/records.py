@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
+from a0nb.atomic_io import write_text
+
 PartKind = Literal["system", "history", "extras", "skill", "user", "other"]
 Role = Literal["chat", "utility"]
 
@@ -99,11 +101,8 @@ class CallRecord:
 
 
 def export_jsonl(records: Iterable[CallRecord], path: Path | str) -> Path:
-    path = Path(path)
-    with path.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r.to_dict(), ensure_ascii=False, default=str) + "\n")
-    return path
+    text = "".join(json.dumps(r.to_dict(), ensure_ascii=False, default=str) + "\n" for r in records)
+    return write_text(Path(path), text, "trace")
 
 
 def import_jsonl(path: Path | str) -> list[CallRecord]:

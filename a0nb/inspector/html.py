@@ -78,12 +78,13 @@ def pre(text: str, tint: str = PANEL) -> str:
 
 
 def markdown(text: str) -> str:
-    """The agent's answer as rendered Markdown (raw HTML in it is escaped); plain <pre> without mistune."""
+    """The agent's answer as rendered Markdown (raw HTML escaped, remote images as links: safe_html.py);
+    plain <pre> without mistune."""
     try:
-        import mistune
+        from a0nb.inspector.safe_html import markdown_html
+        body = markdown_html(text)
     except ImportError:
         return pre(text)
-    body = mistune.create_markdown(escape=True, plugins=["strikethrough", "table"])(text)
     return f'<div style="border:1px solid {LINE};border-radius:4px;padding:2px 10px">{body}</div>'
 
 

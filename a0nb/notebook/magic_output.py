@@ -48,7 +48,7 @@ class Output:
         elif fmt == "text":
             self.publish({"text/plain": text}, meta)
         elif fmt == "html":
-            self.publish({"text/html": text, "text/plain": text}, meta)
+            self.publish({"text/html": render("sanitize_html", text), "text/plain": text}, meta)
         elif fmt == "json":
             self._json(text, meta)
         else:

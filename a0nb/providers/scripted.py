@@ -10,6 +10,7 @@ from typing import Any, AsyncIterator, Sequence
 
 import yaml
 
+from a0nb import safe_yaml
 from a0nb.errors import ConfigError
 from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
                    new_partial)
@@ -39,12 +40,15 @@ def load_script(source: str | Path | Sequence[Any], base: Path | None = None) ->
         if not path.is_absolute() and base is not None:
             path = base / path
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = safe_yaml.load(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"scripted model: reply file {path} not found (use model='scripted:<file.yaml>' "
                               "with a path relative to the notebook folder)") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"scripted model: {path} is not valid YAML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"scripted model: {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                              "save it as UTF-8") from None
         label = str(path)
     else:
         data, label = list(source), "the list given as model="
