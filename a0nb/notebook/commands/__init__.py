@@ -50,7 +50,8 @@ class Sub:
 SUBCOMMANDS: dict[str, Sub] = {
     "ask": Sub("%a0 ask [-f FORMAT] [--model SPEC] [--profile NAME] [--no-history] [-o NAME] [-i] TEXT",
                "send a message to the agent (or write a %%a0 cell)", "ask:ask_line"),
-    "model": Sub("%a0 model [SPEC]", "show or set the chat model (litellm id, scripted:FILE, replay:FILE)",
+    "model": Sub("%a0 model [SPEC | preset [NAME|none]]",
+                 "show or set the chat model (litellm id, scripted:FILE, replay:FILE), or a _model_config preset",
                  "settings:model"),
     "utility": Sub("%a0 utility [SPEC]", "show or set the utility model (summaries, compaction)", "settings:utility"),
     "profile": Sub("%a0 profile [NAME]", "list profiles, or switch to one", "settings:profile"),
@@ -83,6 +84,9 @@ SUBCOMMANDS: dict[str, Sub] = {
     "mcp": Sub("%a0 mcp [start|stop]", "MCP servers: state, tools, errors (they start lazily)", "memory:mcp"),
     "trust": Sub("%a0 trust [PATH]", "trust a folder (default: this notebook's) to run its code and model settings",
                  "trust:trust"),
+    "map": Sub('%a0 map [-c N] [--executor threads|ray] [--address ADDR] [-o NAME] VAR "TEMPLATE {item}"',
+               "ask once per item of VAR, each by a fresh agent; a summary with every item's turn",
+               "batch:map_line"),
     "help": Sub("%a0 help", "this help", "views:help"),
 }
 
