@@ -47,7 +47,8 @@ class CodeExecution(Tool):
         if policy == "deny":
             return False
         approver = self.agent.shared.approver or ask_on_stdin
-        return bool(await self.agent.run_on_main(approver, runtime, code))
+        # the user approves the code as the model wrote it: aliases, never the resolved secret values
+        return bool(await self.agent.run_on_main(approver, runtime, self.agent.mask(code)))
 
     def _cap(self, text):
         cap = self.agent.settings.output_cap

@@ -110,7 +110,8 @@ class ModelCalls:
             _fail(record, exc)
             raise
         _fill(record, reply)
-        self.mask_record(record)
+        if record is not None:
+            self.mask_record(record)
         await host.fire("chat_model_call_after", call_data=call_data, response=reply.content, reasoning=reply.reasoning)
         host.checkpoint(ld)
         await host.fire("reasoning_stream_end", loop_data=ld)
