@@ -157,6 +157,13 @@ class Agent:
         return await self.shared.bridge.run_async(lambda: self.ask_async(message, **options),
                                                   on_interrupt=self.interrupt)
 
+    def map(self, items: Any, template: Any, **options: Any) -> Any:
+        """Ask once per item, each by a fresh agent like this one (empty history): a MapResult of Turns in
+        input order. `template`: "... {item} ..." or item -> prompt; options: concurrency=4, executor="threads"
+        | "ray" | a concurrent.futures.Executor, address= (Ray), on_progress=. See a0nb/engine/batch."""
+        from a0nb.engine.batch import map_items  # its modules load only when a batch runs
+        return map_items(self, items, template, **options)
+
     def interrupt(self) -> None:
         """Stop the running turn at its next checkpoint (thread-safe)."""
         self.control.interrupt()

@@ -152,6 +152,7 @@ def create_tool(agent: Any, tools: Tools, request: ToolRequest, message: str, ld
         info = tools.resolve(request.tool_name)
     except OSError:  # a name the file system refuses (e.g. longer than 255 bytes) names no tool file
         info = None
+    info = info or tools.claim(request.tool_name, dict(request.tool_args))  # a plugin's can_handle_tool_call
     unknown = info is None
     if info is None:
         info = tools.resolve("unknown")

@@ -254,6 +254,19 @@ class Tools:
                 return replace(info, name=name, description=desc or info.description, schema=params)
         return None
 
+    def claim(self, name: str, payload: Any) -> ToolInfo | None:
+        """A name nothing resolves: the first tool plugin whose `can_handle_tool_call` says True runs the call."""
+        from dataclasses import replace
+        for info in [*self.registered.values(), *self.hierarchy.memo(("tools-available",), self._available_files).values()]:
+            if info.kind != "plugin":
+                continue
+            try:
+                if info.factory.claims(name, payload):
+                    return replace(info, name=name, factory=replace(info.factory, claimed=name))
+            except A0Error as exc:
+                self.diagnostics.add("error", "tool", str(exc), info.path, fix="see help(a0nb.ext.ToolPlugin)")
+        return None
+
     def _resolve_file(self, name: str) -> ToolInfo | None:
         copies = self.hierarchy.files("tools", f"{name}.py")
         for i, (root, path) in enumerate(copies):

@@ -75,6 +75,7 @@ class LoadedTool:
     path: Path | None = None
     state: dict[str, Any] = field(default_factory=dict)
     schemas: list[dict[str, Any]] = field(default_factory=list)
+    claimed: str | None = None  # a name no schema declares, taken by `can_handle_tool_call`
 
     @classmethod
     def create(cls, plugin_cls: type, path: Path | None, config: dict[str, Any] | None = None) -> "LoadedTool":
@@ -85,8 +86,8 @@ class LoadedTool:
         instance = plugin_cls()
         loaded = cls(instance, path)
         init = getattr(instance, "init", None)
-        if callable(init):
-            state = init(dict(config or {}))
+        if callable(init):  # the config: defaults from get_config_schema() under what the caller gives
+            state = init({**schema_defaults(instance), **(config or {})})
             loaded.state = state if isinstance(state, dict) else {}
         try:
             loaded.schemas = list(instance.get_tool_schemas(loaded.state) or [])
@@ -98,6 +99,36 @@ class LoadedTool:
     @property
     def names(self) -> list[str]:
         return schema_names(self.schemas)
+
+    def claims(self, tool_name: str, payload: Any) -> bool:
+        """The seed's optional routing hook: `can_handle_tool_call(tool_name, payload, state)` is True (None
+        and False pass the call on). A plugin without the hook (or with the base's) claims nothing."""
+        obj = self.instance
+        if not callable(getattr(obj, "can_handle_tool_call", None)) or (
+                isinstance(obj, ToolPlugin) and not overrides(type(obj), ToolPlugin, "can_handle_tool_call")):
+            return False
+        try:
+            return obj.can_handle_tool_call(tool_name, payload, self.state) is True
+        except Exception as exc:
+            raise ContractError(f"{where_method(obj, 'can_handle_tool_call', self.path)} raised {type(exc).__name__}: "
+                                f"{exc} (contract: can_handle_tool_call(tool_name, payload, state, ...) -> bool | None)"
+                                ) from exc
+
+    def preview(self, tool_name: str, payload: Any) -> str | None:
+        """`format_tool_call_preview(tool_name, payload, state)` when the plugin defines its own, else None."""
+        obj = self.instance
+        if not callable(getattr(obj, "format_tool_call_preview", None)) or (
+                isinstance(obj, ToolPlugin) and not overrides(type(obj), ToolPlugin, "format_tool_call_preview")):
+            return None
+        text = obj.format_tool_call_preview(tool_name, payload, self.state)
+        return text if isinstance(text, str) and text else None
+
+
+def schema_defaults(instance: Any) -> dict[str, Any]:
+    """`{key: default}` from the plugin's `get_config_schema()` (`{"unit": {"type": ..., "default": "cm"}}`)."""
+    get = getattr(instance, "get_config_schema", None)
+    schema = get() if callable(get) else {}
+    return {k: v["default"] for k, v in (schema or {}).items() if isinstance(v, dict) and "default" in v}
 
 
 def _accepts(fn: Any, *names: str) -> bool:
@@ -122,11 +153,20 @@ class PluginTool(Tool):
         """The name handed to execute_tool: the method (`calculator:add`), else the called name when a schema
         has it, else the plugin's only schema name, else the file's name."""
         names = self.plugin.names
+        if self.plugin.claimed:
+            return self.plugin.claimed
         if self.method:
             return self.method
         if self.name in names or len(names) != 1:
             return self.name
         return names[0]
+
+    async def before_execution(self, **kwargs: Any) -> None:
+        """A plugin's own `format_tool_call_preview` is shown first in the live view (`metadata.preview`)."""
+        preview = self.plugin.preview(self.tool_name, dict(kwargs))
+        if preview:
+            self.agent.fire_sync("tool_output_update", ctx={"content": preview, "tool": self.full_name,
+                                                              "metadata": {"preview": preview}})
 
     async def execute(self, **kwargs: Any) -> Response:
         obj, state = self.plugin.instance, self.plugin.state

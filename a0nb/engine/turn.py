@@ -43,6 +43,11 @@ class Turn:
         return self.error is None
 
     @property
+    def cost(self) -> float:
+        """The provider-reported cost of this turn's model calls (0.0 when none reported one)."""
+        return sum(c.cost or 0.0 for c in self.calls)
+
+    @property
     def steps(self) -> list[Step]:
         out = []
         for c in self.calls:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -181,6 +182,8 @@ def save_cassette(path: Path, entries: list[dict[str, Any]]) -> None:
     _write(path, _dump(path, entries))
 
 
+# process-wide like the files it guards (one lock for all cassettes: appends are short)
+_APPENDING = threading.Lock()
 _BLOCK_LIST = re.compile(r"(?:\s*#[^\n]*\n|\s*\n)*- ")
 
 
@@ -189,13 +192,14 @@ def append_entry(path: Path, entry: dict[str, Any]) -> None:
     list (what we write) or JSONL takes the new entry's text at its end. Anything else (a hand-edited
     flow-style list) is loaded and saved whole. Still atomic: the file is replaced, never half-written."""
     check_suffix(path)
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if not old.strip() or old.strip() == "[]":
-        _write(path, _dump(path, [entry]))
-    elif path.suffix.lower() == ".jsonl" or _BLOCK_LIST.match(old):
-        _write(path, old + ("" if old.endswith("\n") else "\n") + _dump(path, [entry]))
-    else:
-        save_cassette(path, load_cassette(path) + [entry])
+    with _APPENDING:  # read, add, replace: agents of one batch (Agent.map) record from several threads
+        old = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if not old.strip() or old.strip() == "[]":
+            _write(path, _dump(path, [entry]))
+        elif path.suffix.lower() == ".jsonl" or _BLOCK_LIST.match(old):
+            _write(path, old + ("" if old.endswith("\n") else "\n") + _dump(path, [entry]))
+        else:
+            save_cassette(path, load_cassette(path) + [entry])
 
 
 def _write(path: Path, text: str) -> None:

@@ -60,7 +60,8 @@ class LatticeCore:
         out = []
         for cls in self.tools:
             tool = cls()
-            state = call(tool, "init", "init(config) -> state", dict(config)) if hasattr(tool, "init") else {}
+            cfg = {**config_defaults([tool]), **config}
+            state = call(tool, "init", "init(config) -> state", cfg) if hasattr(tool, "init") else {}
             out.append((tool, state if isinstance(state, dict) else {}))
         return out
 
@@ -81,6 +82,8 @@ class LatticeCore:
             name, args = fn.get("name"), fn.get("arguments", {})
             payload = json.loads(args) if isinstance(args, str) and args.strip() else (args or {})
             tool, state = next(((t, s) for t, s in tools if name in _names(t, s)), (None, {}))
+            if tool is None:  # no schema names it: the first tool whose can_handle_tool_call says True
+                tool, state = next(((t, s) for t, s in tools if _claims(t, name, payload, s)), (None, {}))
             metadata: dict[str, Any] = {}
             if tool is None:
                 text: Any = f"Error: no tool named {name!r}"
@@ -161,6 +164,13 @@ def _run_tool(tool: Any, name: Any, payload: Any, state: dict[str, Any], tool_ca
                 result = item
         return result
     return tool.execute_tool(name, payload, state, **kwargs)
+
+
+def _claims(tool: Any, name: Any, payload: Any, state: dict[str, Any]) -> bool:
+    if not callable(getattr(tool, "can_handle_tool_call", None)):
+        return False
+    contract = "can_handle_tool_call(tool_name, payload, state, ...) -> bool | None"
+    return call(tool, "can_handle_tool_call", contract, name, payload, state) is True
 
 
 def _names(tool: Any, state: dict[str, Any]) -> list[str]:

@@ -2,6 +2,7 @@
 stream points fire. Ships in the package for tests, teaching and golden trajectories."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
@@ -23,6 +24,10 @@ class ScriptedReply:
     reasoning: str = ""
     error: str | None = None        # one of FAULTS: raise instead of answering (fault injection)
     usage: dict[str, Any] | None = None
+    when: str | None = None         # a regex: served only to a request whose conversation matches it
+
+    def fits(self, conversation: str) -> bool:
+        return self.when is None or re.search(self.when, conversation) is not None
 
 
 def load_script(source: str | Path | Sequence[Any], base: Path | None = None) -> tuple[list[ScriptedReply], str]:
@@ -55,12 +60,21 @@ def _reply(item: Any, label: str, i: int) -> ScriptedReply:
         error = item.get("error")
         if error is not None and error not in FAULTS:
             raise ConfigError(f"scripted model: reply {i} in {label}: error must be one of {', '.join(FAULTS)}")
-        return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"))
+        when = item.get("when")
+        if when is not None:
+            try:
+                re.compile(str(when))
+            except re.error as exc:
+                raise ConfigError(f"scripted model: reply {i} in {label}: `when` is not a valid regex: {exc}") from None
+        return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"),
+                             None if when is None else str(when))
     raise ConfigError(f"scripted model: reply {i} in {label} must be a string or a mapping with `content`")
 
 
 class ScriptedProvider:
-    """Serves the replies in order; running out is a clear error naming the file."""
+    """Serves the replies in order; running out is a clear error naming the file. A reply with `when: REGEX`
+    is skipped until a request's conversation (every message but the system prompt) matches it, so one
+    script can answer the items of a batch (`Agent.map`) in any order."""
 
     name = "scripted"
 
@@ -69,11 +83,27 @@ class ScriptedProvider:
 
     def __init__(self, source: str | Path | Sequence[Any], base: Path | None = None) -> None:
         self.replies, self.label = load_script(source, base)
-        self.position = 0
+        self.used: set[int] = set()
+
+    @property
+    def position(self) -> int:
+        return len(self.used)
 
     @property
     def remaining(self) -> int:
-        return len(self.replies) - self.position
+        return len(self.replies) - len(self.used)
+
+    def _next(self, messages: list[dict[str, Any]]) -> ScriptedReply:
+        conversation = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") != "system")
+        for i, reply in enumerate(self.replies):
+            if i not in self.used and reply.fits(conversation):
+                self.used.add(i)
+                return reply
+        if self.remaining:
+            raise ModelError(f"scripted model: none of the {self.remaining} unused replies in {self.label} has a "
+                             "`when` that matches this request (check the regexes, or add a reply without `when`)")
+        raise ModelError(f"scripted model ran out of replies: all {len(self.replies)} in {self.label} were used "
+                         "(add more replies to the file, or call agent.reset())")
 
     def init(self, config: ModelConfig) -> dict[str, Any]:
         return {"config": config, "partial": new_partial(), "model": f"scripted:{Path(self.label).name}"}
@@ -83,11 +113,7 @@ class ScriptedProvider:
         return messages, state
 
     async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
-        if self.position >= len(self.replies):
-            raise ModelError(f"scripted model ran out of replies: all {len(self.replies)} in {self.label} were used "
-                             "(add more replies to the file, or call agent.reset())")
-        reply = self.replies[self.position]
-        self.position += 1
+        reply = self._next(messages)
         state["reply"] = reply
         if reply.error and reply.error != "break":
             raise _fault(reply.error)

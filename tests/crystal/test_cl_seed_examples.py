@@ -175,3 +175,19 @@ def test_the_unchanged_examples_import_from_agent_core_types(nb: Path) -> None:
 def test_every_example_is_found_in_the_seed(name: str) -> None:
     code = block(name)
     assert f"class {name}(" in code and code.count("\nclass ") <= 1
+
+
+def test_echo_provider_config_schema_default_fills_the_model() -> None:
+    """The seed's EchoProvider declares `model` with default `echo-1`: a config without a model gets it."""
+    mod = seed_module("EchoProvider")
+    seen: list[dict[str, Any]] = []
+
+    class Watched(mod.EchoProvider):
+        def init(self, config: dict[str, Any]) -> dict[str, Any]:
+            seen.append(config)
+            return super().init(config)
+    core = LatticeCore()
+    core.register_provider(Watched)
+    core.send_request(core.add_message(core.create_session(), "user", "x"), {"provider": "echo"})
+    core.send_request(core.add_message(core.create_session(), "user", "x"), {"provider": "echo", "model": "echo-2"})
+    assert [c["model"] for c in seen] == ["echo-1", "echo-2"]

@@ -142,3 +142,87 @@ def test_every_bundled_core_tool_has_its_dox_companion() -> None:
         rendering = render_tools(agent, name)
         assert "no DOX companion" not in rendering.text, f"tools/{name}.py lacks tools/{name}.py.dox.md"
         assert "Purpose" in rendering.html
+
+
+class _Router(ToolPlugin):
+    """Declares one schema but takes any `ext_*` name through the seed's optional routing hook."""
+
+    def get_tool_schemas(self, state: Any) -> Any:
+        return [{"type": "function", "function": {"name": "router", "description": "Routes ext_* calls."}}]
+
+    def can_handle_tool_call(self, tool_name: Any, payload: Any, state: Any, **kw: Any) -> Any:
+        return True if str(tool_name).startswith("ext_") else None
+
+    def execute_tool(self, tool_name: Any, payload: Any, state: Any, **kw: Any) -> Any:
+        return {"success": True, "result": f"{tool_name} got {payload}"}
+
+    def format_tool_result(self, result: Any, state: Any) -> str:
+        return result["result"]
+
+    def format_tool_call_preview(self, tool_name: Any, payload: Any, state: Any, **kw: Any) -> str:
+        return f"about to run {tool_name} on {sorted(payload)}"
+
+
+def test_can_handle_tool_call_takes_a_name_no_schema_declares(nb: Path) -> None:
+    agent = Agent(nb, model=['{"tool_name": "ext_lookup", "tool_args": {"q": 1}}',
+                             '{"tool_name": "other_thing", "tool_args": {}}', answer("done")])
+    agent.register_tool(_Router)
+    turn = agent.ask("x")
+    assert turn.calls[0].tool_result == "ext_lookup got {'q': 1}"
+    assert "other_thing" in (turn.calls[1].tool_result or "") and "got" not in (turn.calls[1].tool_result or "")
+    from a0nb.ext import LatticeCore
+    core = LatticeCore()
+    core.register_tool(_Router)
+    [msg] = core.execute_tool_calls([{"id": "c", "function": {"name": "ext_x", "arguments": "{}"}}], {})
+    assert msg["content"] == "ext_x got {}"
+    [msg] = core.execute_tool_calls([{"id": "d", "function": {"name": "nope", "arguments": "{}"}}], {})
+    assert msg["content"] == "Error: no tool named 'nope'"
+
+
+def test_a_raising_can_handle_tool_call_is_a_diagnostic_naming_the_contract(nb: Path) -> None:
+    class Broken(_Router):
+        def can_handle_tool_call(self, tool_name: Any, payload: Any, state: Any, **kw: Any) -> Any:
+            raise RuntimeError("router down")
+    agent = Agent(nb, model=['{"tool_name": "ext_lookup", "tool_args": {}}', answer("went on")])
+    agent.register_tool(Broken)
+    assert agent.ask("x").text == "went on"
+    [diag] = [d.message for d in agent.diagnostics.of("tool") if "router down" in d.message]
+    assert "Broken.can_handle_tool_call" in diag and "-> bool | None" in diag
+
+
+def test_format_tool_call_preview_is_shown_first_in_the_live_view(nb: Path) -> None:
+    agent = Agent(nb, model=['{"tool_name": "ext_run", "tool_args": {"b": 1, "a": 2}}', answer("done")])
+    agent.register_tool(_Router)
+    seen = _watch(agent)
+    agent.ask("x")
+    assert seen[0]["content"] == "about to run ext_run on ['a', 'b']"
+    assert seen[0]["metadata"] == {"preview": "about to run ext_run on ['a', 'b']"}
+    history = str([m.content for m in agent.history.messages()])
+    assert "about to run" not in history
+
+
+def test_get_config_schema_defaults_reach_the_tool_init(nb: Path) -> None:
+    class Ruler(ToolPlugin):
+        def get_config_schema(self) -> Any:
+            return {"unit": {"type": "string", "default": "cm"}}
+
+        def init(self, config: Any) -> Any:
+            return {"unit": config["unit"]}
+
+        def get_tool_schemas(self, state: Any) -> Any:
+            return [{"type": "function", "function": {"name": "measure"}}]
+
+        def execute_tool(self, tool_name: Any, payload: Any, state: Any, **kw: Any) -> Any:
+            return {"success": True, "result": f"3 {state['unit']}"}
+
+        def format_tool_result(self, result: Any, state: Any) -> str:
+            return result["result"]
+    agent = Agent(nb, model=['{"tool_name": "measure", "tool_args": {}}', answer("done")])
+    agent.register_tool(Ruler)
+    assert agent.ask("x").calls[0].tool_result == "3 cm"
+    from a0nb.ext import LatticeCore
+    core = LatticeCore()
+    core.register_tool(Ruler)
+    call = [{"id": "c", "function": {"name": "measure", "arguments": "{}"}}]
+    assert core.execute_tool_calls(call, {})[0]["content"] == "3 cm"
+    assert core.execute_tool_calls(call, {"unit": "in"})[0]["content"] == "3 in"
