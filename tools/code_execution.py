@@ -118,7 +118,11 @@ async def run_terminal(command, timeout, cwd, capture=(None, 1_000_000, None)):
 
     async def pump():
         while True:
-            data = await proc.stdout.read(1 << 16)
+            try:
+                data = await asyncio.wait_for(proc.stdout.read(1 << 16), 0.1)
+            except asyncio.TimeoutError:
+                out.tick()  # a quiet moment: what arrived last reaches the live view now
+                continue
             if not data:
                 break
             out.feed(data)

@@ -7,6 +7,7 @@ import codecs
 import contextlib
 import io
 import os
+import select
 import sys
 import threading
 import time
@@ -96,6 +97,7 @@ class Capture:
         self._lock = threading.Lock()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._last = 0.0
+        self._pending = False
         self._done = threading.Event()
 
     def feed(self, data: bytes, final: bool = False) -> None:
@@ -104,14 +106,22 @@ class Capture:
             if self.masker is not None:
                 text = self.masker.feed(text) + (self.masker.flush() if final else "")
             self.kept.add(text)
-        now = time.monotonic()
-        if self.on_progress is not None and (final or now - self._last >= PROGRESS_EVERY):
-            self._last = now
+        self._pending = True
+        if final or time.monotonic() - self._last >= PROGRESS_EVERY:
+            self.tick()
+
+    def tick(self) -> None:
+        """Hand the output so far to the live view, if anything arrived since the last time."""
+        if self.on_progress is not None and self._pending:
+            self._pending, self._last = False, time.monotonic()
             self.on_progress(self.text())
 
     def _read(self, fd: int) -> None:
         try:
             while True:
+                if not select.select([fd], [], [], PROGRESS_EVERY)[0]:
+                    self.tick()  # a quiet moment: what arrived last reaches the live view now
+                    continue
                 data = os.read(fd, READ)
                 if not data:
                     break

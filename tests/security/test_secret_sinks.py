@@ -136,3 +136,98 @@ def test_live_tail_cut_inside_a_secret_shows_none_of_it(nb: Path) -> None:
 def _script(nb: Path, *replies: str, name: str = "replies.yaml") -> str:
     (nb / name).write_text(yaml.safe_dump(list(replies), allow_unicode=True), encoding="utf-8")
     return f"scripted:{name}"
+
+
+# ---------------------------------------------------------------- every source, every sink
+
+CREDENTIAL_NAMES = ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "STRIPE_SECRET", "DB_PASSWORD", "HF_TOKEN")
+value = st.from_regex(r"[A-Za-z][A-Za-z0-9]{11,23}", fullmatch=True).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v))
+
+
+class _Sinks:
+    """What leaves the agent while it runs: live-view events and log records."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.events: list[str] = []
+        agent.register_extension("tool_output_update", self.progress, name="sink_progress")
+
+    def progress(self, ctx: Any = None, **kwargs: Any) -> None:
+        self.events.append(json.dumps(ctx, ensure_ascii=False))
+
+
+def _forms(secret: str) -> list[str]:
+    raw = secret.encode()
+    return [secret, quote_plus(secret), raw.hex(), base64.b64encode(raw).decode().rstrip("=")]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+@given(declared=value, dotenv=value, env_value=value, env_name=st.sampled_from(CREDENTIAL_NAMES))
+def test_random_secrets_from_every_source_reach_no_sink(tmp_path_factory: pytest.TempPathFactory,
+                                                        capfd: pytest.CaptureFixture[str], declared: str, dotenv: str, env_value: str, env_name: str) -> None:
+    if len({declared, dotenv, env_value}) < 3:
+        return
+    nb = tmp_path_factory.mktemp("nb")
+    _secrets_env(nb, PLANTED=declared)
+    (nb / ".env").write_text(f"SERVICE_LOGIN={dotenv}\n", encoding="utf-8")
+    (nb / f"report-{dotenv}.txt").write_text("x", encoding="utf-8")  # a file name
+    py = ("import os, base64, urllib.parse, threading\n"
+          "v = os.environ[NAME]\n"
+          "print('env', v, urllib.parse.quote_plus(v), v.encode().hex(), base64.b64encode(v.encode()).decode())\n"
+          "print('declared', '§§secret(PLANTED)', base64.b64encode('§§secret(PLANTED)'.encode()).decode())\n"
+          "os.system('echo fd-level $' + NAME)\n"
+          "os.write(2, ('stderr ' + v + '\\n').encode())\n").replace("NAME", repr(env_name))
+    replies = [tool_reply("code_execution", runtime="python", code=py),
+               tool_reply("code_execution", runtime="terminal", code=f"cat .env; ls; echo ${env_name}"),
+               tool_reply("boom", thoughts=f"the model echoes {declared} and {env_value}"),
+               answer(f"done: {declared} {dotenv} {env_value}")]
+    old = os.environ.get(env_name)
+    os.environ[env_name] = env_value
+    logger = logging.getLogger()
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        agent = Agent(nb, model=f"record:c.yaml:{_script(nb, *replies)}")
+
+        def boom(**kwargs: Any) -> str:
+            """Fails with a secret in its message."""
+            raise RuntimeError(f"cannot log in as {env_value}")
+
+        agent.register_tool(boom, "boom")
+        sinks = _Sinks(agent)
+        live = LiveTurn(agent, display=FakeDisplay()).start()
+        turn = agent.ask("go")
+        live.finish(turn)
+        errors = []
+        agent.configure(model=[f"again {env_value}"] * 3)
+        try:
+            agent.ask("once more")
+        except A0Error as exc:
+            errors.append(str(exc))
+        shown = [getattr(w, "value", "") for w in live._widgets if isinstance(getattr(w, "value", ""), str)]
+        artifacts = {
+            "history+records": _blob(agent, turn.text, errors),
+            "cassette": (nb / "c.yaml").read_text(encoding="utf-8"),
+            "rendered": json.dumps(inspector.render_turn(turn, agent=agent)._repr_mimebundle_(), default=str),
+            "live events": "\n".join(sinks.events),
+            "live widgets": "\n".join(shown + [json.dumps(e._repr_mimebundle_(), default=str) for e in live.sink.events
+                                                if isinstance(e, Rendering)]),
+        "process stdout/stderr": "".join(capfd.readouterr()),
+            "logs": "\n".join(r.getMessage() for r in records),
+        }
+        seen = artifacts["history+records"]  # each source did reach the sinks, masked
+        for arrived in ("env <redacted:", "fd-level <redacted:", "report-<redacted:SERVICE_LOGIN>.txt",
+                        "cannot log in as <redacted:", "the model echoes §§secret(PLANTED)", "again <redacted:"):
+            assert arrived in seen, arrived
+        assert errors and sinks.events
+    finally:
+        logger.removeHandler(handler)
+        if old is None:
+            os.environ.pop(env_name, None)
+        else:
+            os.environ[env_name] = old
+    leaks = [(where, form) for where, text in artifacts.items()
+             for secret in (declared, dotenv, env_value) for form in _forms(secret) if form in text]
+    assert leaks == []
