@@ -21,6 +21,7 @@ from a0nb.compat.helpers.log import Log
 _CURRENT: contextvars.ContextVar["Agent | None"] = contextvars.ContextVar("a0nb_compat_agent", default=None)
 _VIEW = "_a0nb_compat_view"
 LOG_EXTENSION = "agent_zero_log"  # moves upstream log items into call records
+STREAM_LOG_EXTENSION = "_10_agent_zero_log_item"  # upstream's per-pass "generating" log item
 RECORDED_LOG_TYPES = frozenset({"warning", "error", "hint", "info"})
 
 
@@ -160,8 +161,10 @@ class Agent:
             self.context.agent0 = self
         context_ = self.context
         _engine.register_extension("call_recorded", lambda record: context_.flush_log(record), name=LOG_EXTENSION)
+        _engine.register_extension("before_main_llm_call", self._log_for_stream, name=STREAM_LOG_EXTENSION)
         self.intervention: UserMessage | None = None
-        self.loop_data = LoopData()
+        if self.loop_data.iteration >= 0:  # the view was first asked for in a loop pass: its item, too
+            self._log_for_stream(self.loop_data)
 
     @classmethod
     def of(cls, agent: Any) -> "Agent":
@@ -181,6 +184,24 @@ class Agent:
     @property
     def number(self) -> int:
         return int(self._engine.number)
+
+    @property
+    def loop_data(self) -> _LoopData:
+        """The monologue in progress (before the first one: an empty LoopData, as upstream starts with)."""
+        if self._engine.loop_data is None:
+            self._engine.loop_data = LoopData()
+        return self._engine.loop_data  # type: ignore[no-any-return]
+
+    @loop_data.setter
+    def loop_data(self, value: _LoopData) -> None:
+        self._engine.loop_data = value
+
+    def _log_for_stream(self, loop_data: _LoopData) -> None:
+        """Upstream's core opens one `agent` log item per loop pass before the main model call and keeps it in
+        `loop_data.params_temporary["log_item_generating"]`; its stream extensions update that item."""
+        if "log_item_generating" not in loop_data.params_temporary:
+            loop_data.params_temporary["log_item_generating"] = self.context.log.log(
+                type="agent", heading=f"{self.agent_name}: Calling LLM...", id=str(uuid.uuid4()))
 
     @property
     def data(self) -> dict[str, Any]:

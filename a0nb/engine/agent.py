@@ -78,6 +78,7 @@ class Agent:
         self.tool_prompt_kwargs: dict[str, dict[str, Any]] = {}  # per tool prompt file: its variables
         self.turns: list[Turn] = []
         self.last_user_message: Message | None = None
+        self.loop_data: LoopData | None = None  # the monologue in progress (Agent Zero's agent.loop_data)
         self.intervention: str | None = None
         self.jobs = Jobs()
         self.control = TurnControl()
@@ -182,6 +183,7 @@ class Agent:
         self.compactor, self.tool_prompt_kwargs = None, {}
         self.turns.clear()
         self.models.records.clear()
+        self.models.store.clear()
         self.models.current = None
         self.last_user_message = None
         self.shared.providers.clear()
@@ -256,9 +258,11 @@ class Agent:
     def render_prompt(self, name: str, /, **kwargs: Any) -> Rendered:
         return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs))
 
+    @extensible
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
         return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
 
+    @extensible
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
         return self.prompts.parse(name, agent=self, **self._prompt_vars(kwargs))
 
@@ -275,6 +279,7 @@ class Agent:
         await self.fire("system_prompt", system_prompt=system, loop_data=ld)
         return system
 
+    @extensible
     async def prepare_prompt(self, ld: LoopData) -> list[dict[str, Any]]:
         self.refresh()
         await self.fire("message_loop_prompts_before", loop_data=ld)
@@ -302,9 +307,11 @@ class Agent:
     def provider_extensions(self) -> list[LoadedExtension]:
         return self.models.provider_extensions()
 
+    @extensible
     async def call_chat_model(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         return await self.models.chat(ld, messages)
 
+    @extensible
     async def call_utility_model(self, system: str, message: str, purpose: str = "summary") -> str | None:
         """A utility call (summaries, compaction); None when no utility model is configured."""
         return await self.models.utility(system, message, purpose)
@@ -313,12 +320,14 @@ class Agent:
         await self.models.finish_record(ld)
 
     # -- history ----------------------------------------------------------------------------------
+    @extensible
     def hist_add_message(self, ai: bool, content: Any, kind: str = "other", **metadata: Any) -> Message:
         content_data = {"content": content}
         self.fire_sync("hist_add_before", content_data=content_data, ai=ai)
         # masked here too, whatever the (overridable) hist_add_before extensions did
         return self.history.add(ai, self.mask(content_data["content"]), kind, **metadata)  # type: ignore[arg-type]
 
+    @extensible
     def hist_add_user_message(self, text: str, attachments: Sequence[Any] = (), system_message: Sequence[str] = ()) -> Message:
         self.history.new_topic()
         content = self.parse_prompt("fw.user_message.md", message=text, attachments=list(attachments),
@@ -327,12 +336,15 @@ class Agent:
         self.last_user_message = msg
         return msg
 
+    @extensible
     def hist_add_ai_response(self, text: str) -> Message:
         return self.hist_add_message(True, self.read_prompt("fw.ai_response.md", message=text), "ai")
 
+    @extensible
     def hist_add_warning(self, message: str) -> Message:
         return self.hist_add_message(False, self.parse_prompt("fw.warning.md", message=message), "warning")
 
+    @extensible
     async def hist_add_tool_result(self, tool_name: str, result: str, **additional: Any) -> Message:
         data = {"tool_name": tool_name, "tool_result": result, **additional}
         self.fire_sync("hist_add_tool_result", data=data)
@@ -352,6 +364,7 @@ class Agent:
         return msg["message"]
 
     # -- tools ------------------------------------------------------------------------------------
+    @extensible
     def get_tool(self, request: ToolRequest, message: str, ld: LoopData) -> Tool:
         return loop.create_tool(self, self.tools, request, message, ld)
 

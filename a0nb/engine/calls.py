@@ -9,6 +9,7 @@ from a0nb.engine.dirty_json import parse_dirty
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
+from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import ConfigError, ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
@@ -28,6 +29,7 @@ class ModelCalls:
         self.records: list[CallRecord] = []
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
+        self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
 
     def spec(self, role: str = "chat") -> str:
         if role == "chat" and self.model_list is not None:
@@ -176,6 +178,7 @@ class ModelCalls:
         if record is not None:
             self.mask_record(record)
             await self.host.fire("call_recorded", record=record)
+            self.store.finish(record)
 
     def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
         """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""

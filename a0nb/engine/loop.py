@@ -48,7 +48,7 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
 async def monologue(agent: LoopAgent) -> str:
     """Loop passes until a tool ends the turn (`break_loop`), with Agent Zero's restart on intervention."""
     while True:
-        ld = LoopData(user_message=agent.last_user_message)
+        ld = agent.loop_data = LoopData(user_message=agent.last_user_message)
         await agent.fire("monologue_start", loop_data=ld)
         try:
             while True:

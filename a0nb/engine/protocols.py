@@ -70,6 +70,7 @@ class LoopAgent(Checkpointed, Protocol):
     """What the loop (`a0nb.engine.loop`) needs of the agent it runs."""
 
     last_user_message: "Message | None"
+    loop_data: "LoopData | None"  # the monologue in progress (Agent Zero's agent.loop_data)
 
     async def prepare_prompt(self, ld: "LoopData") -> list[dict[str, Any]]: ...
 

@@ -56,6 +56,14 @@ class CallRecord:
     provider_extensions: list[str] = field(default_factory=list)  # e.g. `_10_think_tags.ThinkTags`
     children: list["CallRecord"] = field(default_factory=list)
 
+    def __getattr__(self, name: str) -> Any:
+        """A record spilled to disk (engine/record_store.py) reads its messages and parts back on access."""
+        spilled = self.__dict__.get("_spilled")
+        if spilled is not None and name in ("messages", "parts"):
+            store, offset = spilled
+            return store.load(offset)[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     @property
     def tokens(self) -> int:
         return sum(p.tokens for p in self.parts)

@@ -50,6 +50,14 @@ POINTS: dict[str, Point] = {p.name: p for p in (
     _p("process_chain_end", "data", "The whole user message was processed."),
     _p("embedding_model_changed", "old new folder",
        "A memory folder's vectors were re-embedded with a new embedding model (sync).", sync=True),
+    # Agent Zero's application points, fired by the notebook layer where it has their equivalent
+    _p("banners", "banners frontend_context",
+       "`%load_ext a0nb` (the notebook's welcome): append dicts (title, html, type, ...) to `banners`; "
+       "they are shown under the cell. No agent (None), as in Agent Zero."),
+    _p("user_message_ui", "data",
+       "`%a0 ask` / `%%a0` received a message from the notebook (not from Python's `agent.ask`); edit "
+       "`data['message']` / `data['attachment_paths']` before the turn starts."),
+    _p("job_loop", "", "Agent Zero's background tick: after a notebook cell ran, at most once a minute. No agent."),
     # observation points for the inspector (a0nb additions)
     _p("call_recorded", "record", "A model call's CallRecord is complete (chat and utility calls)."),
     _p("history_compacted", "event", "History was compacted; `event` holds tokens before/after and what replaced what."),

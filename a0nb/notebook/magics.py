@@ -10,6 +10,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from a0nb.errors import A0Error, ConfigError
+from a0nb.notebook.app_points import AppPoints
 from a0nb.notebook.chat import ChatMode, keep_question_marks
 from a0nb.notebook.commands import SUBCOMMANDS, get_magics, help_text
 from a0nb.notebook.commands.parsing import interpolate, split_options
@@ -35,6 +36,7 @@ class A0Magics(Magics):
         self.chat = ChatMode(shell)
         self.out = Output(shell)
         self.live_spec: str | None = None
+        self.app = AppPoints(self)
         self._agent: Agent | None = None
         self._uninstall: Callable[[], None] | None = None
         self.options.observe(self._profile_changed, names=["profile"])
@@ -58,9 +60,14 @@ class A0Magics(Magics):
         cleanup.append(keep_question_marks)
         if self.options.chat:
             self.chat.enable()
+        self.shell.events.register("post_run_cell", self.app.cell_ran)
 
     def uninstall(self) -> None:
         self.chat.disable()
+        try:
+            self.shell.events.unregister("post_run_cell", self.app.cell_ran)
+        except ValueError:
+            pass
         cleanup = self.shell.input_transformers_cleanup
         cleanup[:] = [t for t in cleanup if getattr(t, "__name__", "") not in _TRANSFORMERS]
         if self._uninstall is not None:
@@ -179,6 +186,7 @@ def load(shell: Any) -> A0Magics:
     magics = A0Magics(shell)
     shell.register_magics(magics)
     magics.install()
+    magics.app.loaded()
     return magics
 
 

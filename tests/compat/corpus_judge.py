@@ -10,18 +10,20 @@ import os
 import re
 import shutil
 import sys
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
-from typing import Any, Iterator
+from typing import Any
 
 from a0nb.errors import RepairableError
+from call_watch import CallWatch  # tests/compat is on sys.path (test_upstream_corpus puts it there)
 from a0nb.testing import answer, tool_reply
 
 FINAL = "A0-COMPAT-FINAL-ANSWER"
 PROBE = "a0_compat_probe"
-UI_POINTS = ("banners", "user_message_ui")
+# points Agent Zero fires from its application, not from an agent's turn: reached through `%load_ext a0nb`
+# (start-up, banners), `%a0 ask` (the UI's message) and the end of a cell (the job loop's tick)
+UI_POINTS = ("banners", "user_message_ui", "job_loop", "_functions/__main__/init_a0/start",
+             "_functions/__main__/init_a0/end")
 
 
 def find_corpus() -> Path | None:
@@ -49,39 +51,6 @@ class Verdict:
 
     def __str__(self) -> str:
         return f"{'ok  ' if self.ok else 'FAIL'} {self.path}" + ("" if self.ok else f": {self.reason}")
-
-
-@dataclass
-class CallWatch:
-    """Functions of one file called after its module body finished (a profiler in every thread)."""
-
-    filename: str
-    body_done: bool = False
-    called: list[str] = field(default_factory=list)
-
-    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
-        if event not in ("call", "return"):
-            return
-        code = frame.f_code
-        if code.co_filename != self.filename:
-            return
-        if code.co_name == "<module>":
-            if event == "return":
-                self.body_done = True
-            return
-        if event == "call" and self.body_done and code.co_name not in self.called:
-            self.called.append(code.co_name)
-
-    @contextlib.contextmanager
-    def active(self) -> Iterator["CallWatch"]:
-        old = sys.getprofile()
-        sys.setprofile(self._profile)
-        threading.setprofile(self._profile)
-        try:
-            yield self
-        finally:
-            sys.setprofile(old)
-            threading.setprofile(None)  # type: ignore[arg-type]
 
 
 def _think(text: str, reply: str) -> str:
@@ -205,6 +174,10 @@ def judge_extension(path: Path, point: str, label: str) -> Verdict:
         return Verdict(label, False, error)
     if not watch.called:
         return Verdict(label, False, f"imported, but nothing in it was called at point {point}")
+    if point not in watch.points:
+        return Verdict(label, False, f"a0nb never ran it at point {point} (ran at: {sorted(set(watch.points))})")
+    if watch.escaped:
+        return Verdict(label, False, "an exception escaped from " + watch.escaped[0])
     if agent is not None and (errors := _errors_naming(agent, path)):
         return Verdict(label, False, "error diagnostic: " + errors[0])
     return Verdict(label, True)
@@ -251,6 +224,8 @@ def judge_tool(path: Path, entry: dict[str, Any], label: str) -> Verdict:
         return Verdict(label, False, f"imported, but the call {name!r} never reached it ({error or 'no error'})")
     if error:
         return Verdict(label, False, error)
+    if watch.escaped:
+        return Verdict(label, False, "an exception escaped from " + watch.escaped[0])
     calls = [c for c in agent.calls if c.role == "chat" and c.agent == 0]
     if is_response:
         return Verdict(label, True) if len(calls) == 1 else Verdict(label, False, "the response did not end the turn")
@@ -317,6 +292,8 @@ def judge_prompt(path: Path, entry: dict[str, Any], corpus: Path, label: str) ->
             return Verdict(label, False, error)
         if not watch.body_done or not watch.called:
             return Verdict(label, False, f"the variables loader did not run ({_why_not_imported(agent, path)})")
+        if watch.escaped:
+            return Verdict(label, False, "an exception escaped from " + watch.escaped[0])
         sent = _joined(agent.calls[0].messages)
         for name in entry.get("expect_filled", []):
             if "{{" + name + "}}" in sent:

@@ -90,3 +90,71 @@ def test_without_a_handler_the_error_ends_the_turn_as_before(nb: Path) -> None:
     agent = Agent(nb, model=[{"content": "", "error": "auth"}, answer("never")])
     with pytest.raises(ModelError):
         agent.ask("go")
+
+
+STREAM_END = '''
+from helpers.extension import Extension
+from agent import LoopData
+
+
+class StreamEnd(Extension):
+    async def execute(self, loop_data: LoopData = LoopData(), **kwargs):
+        item = loop_data.params_temporary["log_item_generating"]
+        assert self.agent.loop_data is loop_data  # upstream's agent.loop_data: the monologue in progress
+        item.update(content="streamed", kvps={"pass": loop_data.iteration})
+        self.agent.set_data("items", (self.agent.get_data("items") or []) + [item.heading])
+'''
+
+
+def test_each_loop_pass_opens_upstreams_generating_log_item(nb: Path) -> None:
+    _put(nb, "extensions/response_stream_end/_15_end.py", STREAM_END)
+    agent = Agent(nb, model=[tool_reply("response", text="hi")])
+    assert agent.ask("go").text == "hi"
+    view = __import__("a0nb.compat.agent", fromlist=["Agent"]).Agent.of(agent)
+    items = [i for i in view.context.log.logs if i.type == "agent"]
+    assert agent.data["items"] == ["A0: Calling LLM..."]
+    assert [(i.content, i.kvps) for i in items] == [("streamed", {"pass": 0})]
+
+
+# the methods upstream's agent.py makes @extensible that a0nb's Agent has (same names; a0nb's signatures)
+EXTENSIBLE = ("monologue", "prepare_prompt", "get_system_prompt", "read_prompt", "parse_prompt", "call_chat_model",
+              "call_utility_model", "hist_add_message", "hist_add_user_message", "hist_add_ai_response",
+              "hist_add_warning", "hist_add_tool_result", "get_tool", "handle_exception")
+
+COUNTER = '''
+from helpers.extension import Extension
+
+
+class Count(Extension):
+    def execute(self, data: dict = {{}}, **kwargs):
+        seen = self.agent.get_data("points") or {{}}
+        seen["{method}/{edge}"] = seen.get("{method}/{edge}", 0) + 1
+        self.agent.set_data("points", seen)
+'''
+
+ASYNC_COUNTER = COUNTER.replace("    def execute", "    async def execute")
+
+
+def test_upstream_extensible_agent_methods_have_their_function_points(nb: Path) -> None:
+    import asyncio
+    import inspect
+    from a0nb.engine.agent import Agent as EngineAgent
+    for method in EXTENSIBLE:
+        is_async = inspect.iscoroutinefunction(getattr(EngineAgent, method))
+        for edge in ("start", "end"):
+            _put(nb, f"extensions/python/_functions/agent/Agent/{method}/{edge}/_10_count.py",
+                 (ASYNC_COUNTER if is_async else COUNTER).format(method=method, edge=edge))
+    (nb / "util.yaml").write_text("- 'a summary'\n", encoding="utf-8")
+    agent = Agent(nb, model=[tool_reply("nope"), tool_reply("flaky"), answer("done")], utility_model="scripted:util.yaml")
+
+    def flaky() -> str:
+        """Fails in a way the model can repair."""
+        from a0nb.errors import RepairableError
+        raise RepairableError("try again")
+    agent.register_tool(flaky)
+    agent.hist_add_warning("a warning")
+    assert agent.ask("go").text == "done"
+    assert asyncio.run(agent.call_utility_model("sys", "msg")) == "a summary"
+    seen = agent.data["points"]
+    missing = [f"{m}/{e}" for m in EXTENSIBLE for e in ("start", "end") if not seen.get(f"{m}/{e}")]
+    assert not missing, f"never fired: {missing}"

@@ -22,6 +22,7 @@ class Host(Protocol):
     options: Any
     out: Output
     live_spec: str | None  # the real model behind record:/replay:, so `%a0 live` can go back to it
+    app: Any  # Agent Zero's application points (a0nb.notebook.app_points.AppPoints)
 
     @property
     def agent(self) -> Agent: ...

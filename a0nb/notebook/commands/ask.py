@@ -53,15 +53,16 @@ class Ask:
             text = interpolate(text, host.shell.user_ns)
         if not text.strip():
             raise UsageError("%a0 ask needs a message (%a0 ask TEXT, or a %%a0 cell)")
-        self.host, self.opts, self.text = host, opts, text
+        self.host, self.opts = host, opts
         self.agent = agent = host.agent
         self.previous = agent.profile
         if opts.profile:
             host.set_profile(agent, opts.profile)
         host.sync(agent, model=opts.model)
         self.started = len(agent.turns)
-        self.options = {"attachments": [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()],
-                        "history": not opts.no_history}
+        attachments = [m for m in _AT_PATH.findall(text) if (agent.workdir / m).exists()]
+        self.text, attachments = host.app.user_message(agent, text, attachments)  # Agent Zero's user_message_ui
+        self.options = {"attachments": attachments, "history": not opts.no_history}
         self.live: Any = None
         self.started_at = time.perf_counter()
 

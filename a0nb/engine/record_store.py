@@ -1,0 +1,142 @@
+"""Call records over a long session, kept complete but not duplicated: a finished chat record shares with
+the one before it every message and part that did not change (equal values, one object), and, when asked,
+finished records are written whole to a JSONL trace file and their messages and parts dropped from memory,
+read back from the file whenever something (the inspector, an export) asks for them."""
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from a0nb.engine.records import CallRecord, Part
+from a0nb.errors import A0Error
+
+__all__ = ["RecordStore", "share_unchanged", "Spill", "SPILLED_FIELDS"]
+
+SPILLED_FIELDS = ("messages", "parts")  # the fields that grow with the history; the rest stays in memory
+
+
+def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
+    """Make `record` hold the previous record's message dicts and parts wherever they are equal (the
+    unchanged history and system prompt of a step), so a step adds only what is new. Values are unchanged:
+    every record still holds its whole input, only duplicates are merged."""
+    if previous is None or previous is record or "messages" not in previous.__dict__:
+        return
+    old, new = previous.messages, record.messages
+    n = min(len(old), len(new))
+    if n > 1 and old[1:n] == new[1:n]:  # the usual step: only the system message and the tail may differ
+        new[1:n] = old[1:n]
+    else:
+        for i in range(1, n):
+            if old[i] is not new[i] and old[i] == new[i]:
+                new[i] = old[i]
+    if n and old[0] is not new[0] and old[0] == new[0]:
+        new[0] = old[0]
+    by_key = {p.key: p for p in previous.parts if p.kind in ("system", "extras")}
+    parts = record.parts
+    for i, part in enumerate(parts):
+        if part.kind in ("system", "extras"):
+            same = by_key.get(part.key)
+            if same is not None and same is not part and same == part:
+                parts[i] = same
+
+
+class Spill:
+    """Writes finished records to `path` (one `CallRecord.to_dict()` per line: a complete trace that
+    `import_jsonl` reads back) and keeps in memory only the newest `keep` records' messages and parts.
+    A spilled record reads them back from the file on access (the last few reads are cached)."""
+
+    def __init__(self, path: Path | str, keep: int = 50, cached: int = 4) -> None:
+        if keep < 1:
+            raise A0Error(f"spill keep={keep}: keep at least the newest record in memory (keep >= 1)")
+        self.path = Path(path)
+        self.keep = keep
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_bytes(b"")  # a new trace: offsets in an older file would point at other records
+        self._pending: list[CallRecord] = []
+        self._cache: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._cached = cached
+        self._lock = threading.Lock()
+        self.spilled = 0
+
+    def add(self, record: CallRecord) -> None:
+        """A finished record: held whole until `keep` newer ones are finished, then spilled."""
+        self._pending.append(record)
+        while len(self._pending) > self.keep:
+            self._write(self._pending.pop(0))
+
+    def flush(self) -> None:
+        """Spill every record still held (e.g. before closing a long session)."""
+        while self._pending:
+            self._write(self._pending.pop(0))
+
+    def _write(self, record: CallRecord) -> None:
+        if "messages" not in record.__dict__:
+            return
+        line = json.dumps(record.to_dict(), ensure_ascii=False, default=str)
+        back = json.loads(line)
+        if _parts(back["parts"]) != record.parts or back["messages"] != record.messages:
+            return  # a value JSON cannot hold exactly (bytes, objects): this record stays in memory, whole
+        with self._lock, self.path.open("ab") as f:
+            offset = f.tell()
+            f.write(line.encode("utf-8") + b"\n")
+        for name in SPILLED_FIELDS:
+            del record.__dict__[name]
+        record.__dict__["_spilled"] = (self, offset)
+        self.spilled += 1
+
+    def load(self, offset: int) -> dict[str, Any]:
+        """The spilled fields of the record written at `offset`, as the record held them."""
+        with self._lock:
+            hit = self._cache.get(offset)
+            if hit is not None:
+                self._cache.move_to_end(offset)
+                return hit
+            try:
+                with self.path.open("rb") as f:
+                    f.seek(offset)
+                    line = f.readline()
+            except OSError as exc:
+                raise A0Error(f"the spilled call records in {self.path} cannot be read ({exc}); the file must stay "
+                              "in place while the session runs") from None
+            data = json.loads(line)
+            fields = {"messages": data["messages"], "parts": _parts(data["parts"])}
+            self._cache[offset] = fields
+            if len(self._cache) > self._cached:
+                self._cache.popitem(last=False)
+            return fields
+
+
+def _parts(raw: list[dict[str, Any]]) -> list[Part]:
+    return [Part(**{**p, "files": tuple(p.get("files", ())), "overrode": tuple(p.get("overrode", ()))}) for p in raw]
+
+
+class RecordStore:
+    """Held by an agent's model calls (`agent.models.store`): settles each finished chat record (shares what
+    it has in common with the one before) and, after `spill_to(path)`, spills older records to `path`."""
+
+    def __init__(self) -> None:
+        self.previous: CallRecord | None = None
+        self.spill: Spill | None = None
+
+    def spill_to(self, path: Path | str, keep: int = 50) -> Spill:
+        """From now on keep only the newest `keep` finished records' messages and parts in memory; the
+        others are written to `path` (JSONL, one whole record a line) and read back when asked for."""
+        if self.spill is not None:
+            self.spill.flush()
+        self.spill = Spill(path, keep)
+        return self.spill
+
+    def finish(self, record: CallRecord) -> None:
+        share_unchanged(self.previous, record)
+        self.previous = record
+        if self.spill is not None:
+            self.spill.add(record)
+
+    def clear(self) -> None:
+        """The agent forgot its records (reset): nothing older is shared with or spilled any more."""
+        self.previous = None
+        if self.spill is not None:
+            self.spill._pending.clear()

@@ -1,0 +1,115 @@
+"""Call records over a long session: a finished record shares unchanged messages and parts with the one
+before it yet equals, value for value, what it held when it was made; spilled records are read back from
+the trace file whole, and the inspector shows a spilled call exactly as before."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a0nb import Agent
+from a0nb.engine.records import CallRecord, import_jsonl
+from a0nb.errors import A0Error
+from a0nb.inspector import render_call, render_turn
+from a0nb.testing import answer, tool_reply
+
+STEPS = 6
+
+
+def _agent(folder: Path, asks: int = 2) -> tuple[Agent, list[dict[str, Any]]]:
+    replies: list[str] = []
+    for a in range(asks):
+        replies += [tool_reply("noop", i=i) for i in range(STEPS - 1)] + [answer(f"done {a}")]
+    agent = Agent(folder, model=replies)
+    agent.register_tool(lambda i=0: f"ok {i}", name="noop")
+    made: list[dict[str, Any]] = []  # each record as it was when recorded, before any sharing or spilling
+    agent.register_extension("call_recorded", lambda record: made.append(json.loads(json.dumps(record.to_dict()))),
+                             name="snapshot")
+    return agent, made
+
+
+def _fresh(d: dict[str, Any]) -> CallRecord:
+    return CallRecord.from_dict(d)
+
+
+def test_shared_records_equal_their_state_when_made(tmp_path: Path) -> None:
+    agent, made = _agent(tmp_path)
+    agent.ask("first")
+    agent.ask("second")
+    records = agent.models.records
+    assert len(records) == len(made) == 2 * STEPS
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+    # the unchanged history is one object in consecutive records, not a copy per step
+    a, b = records[-2], records[-1]
+    assert len(b.messages) > len(a.messages) > 2
+    assert all(x is y for x, y in zip(a.messages[:-1], b.messages[:-1]))
+    system = [p for p in b.parts if p.kind == "system"]
+    assert system and all(p is q for p, q in zip([p for p in a.parts if p.kind == "system"], system))
+
+
+def test_a_changed_message_is_not_shared(tmp_path: Path) -> None:
+    agent, made = _agent(tmp_path, asks=1)
+    agent.register_extension("chat_model_call_before",
+                             lambda call_data: call_data["messages"][1].update(content=f"edited {len(made)}"),
+                             name="edit")
+    agent.ask("go")
+    records = agent.models.records
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+    assert records[-1].messages[1] is not records[-2].messages[1]
+
+
+def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
+    agent, made = _agent(tmp_path)
+    trace = tmp_path / "trace" / "calls.jsonl"
+    spill = agent.models.store.spill_to(trace, keep=3)
+    agent.ask("first")
+    agent.ask("second")
+    records = agent.models.records
+    in_memory = [r for r in records if "messages" in r.__dict__]
+    assert len(in_memory) == 3 and spill.spilled == len(records) - 3
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+        assert json.loads(json.dumps(record.to_dict())) == snapshot
+    # the trace file is a complete export of the spilled records
+    assert [json.loads(json.dumps(r.to_dict())) for r in import_jsonl(trace)] == made[:-3]
+    # the inspector shows a spilled call (and a turn of spilled calls) exactly as one held in memory
+    oldest = records[0]
+    assert "messages" not in oldest.__dict__
+    assert render_call(oldest, folder=tmp_path).html == render_call(_fresh(made[0]), folder=tmp_path).html
+    turn = agent.turns[0]
+    assert render_turn(turn, folder=tmp_path).html
+    spill.flush()
+    assert not any("messages" in r.__dict__ for r in records)
+    assert records[-1] == _fresh(made[-1])
+
+
+def test_spill_keeps_a_record_json_cannot_hold(tmp_path: Path) -> None:
+    agent, _ = _agent(tmp_path, asks=1)
+    agent.extensions.unregister("call_recorded", "snapshot")
+    spill = agent.models.store.spill_to(tmp_path / "calls.jsonl", keep=1)
+    agent.register_extension("chat_model_call_before",
+                             lambda call_data: call_data["messages"].append({"role": "user", "content": b"raw"}),
+                             name="bytes")
+    agent.ask("go")
+    assert spill.spilled == 0  # bytes would come back as text: those records stay in memory, whole
+    assert all(r.messages[-1]["content"] == b"raw" for r in agent.models.records)
+
+
+def test_spill_needs_one_record_kept(tmp_path: Path) -> None:
+    agent, _ = _agent(tmp_path, asks=1)
+    with pytest.raises(A0Error, match="keep >= 1"):
+        agent.models.store.spill_to(tmp_path / "calls.jsonl", keep=0)
+
+
+def test_a_missing_trace_file_is_named(tmp_path: Path) -> None:
+    agent, _ = _agent(tmp_path, asks=1)
+    trace = tmp_path / "calls.jsonl"
+    agent.models.store.spill_to(trace, keep=1)
+    agent.ask("go")
+    trace.unlink()
+    with pytest.raises(A0Error, match="calls.jsonl"):
+        agent.models.records[0].messages
