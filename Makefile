@@ -6,6 +6,8 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# folder trust (docs/security.md): the project's own tests, notebooks and benchmarks run their folders' code
+TRUST_SELF := A0NB_TRUST='*'
 
 .PHONY: test test-fast lint demo lab bench soak install browser-deps clean cassettes
 
@@ -27,30 +29,30 @@ browser-deps:
 FAST := tests/files tests/engine tests/providers tests/inspector tests/test_ext.py
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -x -m "not slow" $(FAST) $(PYTEST_ARGS)
+	$(TRUST_SELF) $(BIN)/python -m pytest -q -x -m "not slow" $(FAST) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy a0nb
 
 test: $(STAMP) browser-deps lint
-	$(BIN)/python -m pytest -q -ra tests notebooks --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg $(PYTEST_ARGS)
+	$(TRUST_SELF) $(BIN)/python -m pytest -q -ra tests notebooks --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg $(PYTEST_ARGS)
 
 demo: $(STAMP)
 	$(BIN)/python -m a0nb kernel install --sys-prefix
-	$(BIN)/python -m a0nb demo
+	A0NB_TRUST=$(CURDIR)/notebooks $(BIN)/python -m a0nb demo
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port_retries=0 $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) notebooks
+	A0NB_TRUST=$(CURDIR)/notebooks $(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port_retries=0 $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) notebooks
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+	$(TRUST_SELF) A0NB_APPROVAL=auto $(BIN)/python benchmarks/run_all.py
 
 soak: $(STAMP)
-	A0NB_SOAK_COUNT=50 $(BIN)/python -m pytest -q -s tests/reliability -k soak
+	$(TRUST_SELF) A0NB_SOAK_COUNT=50 $(BIN)/python -m pytest -q -s tests/reliability -k soak
 
 clean:
 	rm -rf $(VENV) build dist test-artifacts demo-output
 
 cassettes: $(STAMP)
-	$(BIN)/python notebooks/record_cassettes.py
+	A0NB_TRUST=$(CURDIR)/notebooks $(BIN)/python notebooks/record_cassettes.py

@@ -25,6 +25,8 @@ _EXPORTS: Mapping[str, str] = MappingProxyType({
     "POINTS": "a0nb.files.points",
     "paths": "a0nb.files.api",
     "render_prompt": "a0nb.files.api",
+    "trust": "a0nb.folder_trust",
+    "UntrustedFolderWarning": "a0nb.folder_trust",
 })
 
 __all__ = sorted(_EXPORTS) + ["load_ipython_extension", "unload_ipython_extension", "__version__"]
@@ -32,6 +34,7 @@ __all__ = sorted(_EXPORTS) + ["load_ipython_extension", "unload_ipython_extensio
 if TYPE_CHECKING:
     from a0nb.engine.agent import Agent
     from a0nb.files.api import paths, render_prompt
+    from a0nb.folder_trust import UntrustedFolderWarning, trust
     from a0nb.diagnostics import Diagnostics
     from a0nb.errors import A0Error, RepairableError
     from a0nb.files.extensions import Extension, extensible

@@ -11,8 +11,10 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
+from a0nb import safe_yaml
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import ConfigError
+from a0nb.folder_trust import GUARDED_SETTINGS, is_trusted
 
 Approval = Literal["auto", "ask", "deny"]
 
@@ -26,7 +28,9 @@ class Settings:
     ctx_length: int = 128_000
     history_share: float = 0.7
     utility_ctx_length: int = 32_000
-    approval: Approval = "auto"
+    # model-written code runs only after a yes (a y/N prompt, or the front end's Allow/Deny); with nobody
+    # to ask it is refused. `auto` runs everything: opt in with approval="auto" / A0NB_APPROVAL=auto
+    approval: Approval = "ask"
     code_timeout: float = 60.0
     tool_timeout: float = 600.0
     output_cap: int = 20_000
@@ -113,7 +117,7 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
         return {}
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else safe_yaml.load(text)
     except (ValueError, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
         diagnostics.add("error", "settings", f"unreadable settings: {exc}", path, fix="fix the file or delete it")
         return {}
@@ -134,13 +138,22 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
     return out
 
 
+def folder_layer(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
+    """A settings file's values; from a folder the user has not trusted, without the settings that choose where
+    requests and keys go or what runs (folder_trust.GUARDED_SETTINGS; the trust message lists them)."""
+    values = from_file(path, diagnostics)
+    if values and not is_trusted(path):
+        values = {k: v for k, v in values.items() if k not in GUARDED_SETTINGS}
+    return values
+
+
 def resolve(workdir: Path, profile_dirs: list[Path], diagnostics: Diagnostics, *,
             magic: Mapping[str, Any] | None = None, arguments: Mapping[str, Any] | None = None) -> Settings:
     """Merge the layers, lowest first."""
     merged: dict[str, Any] = {}
-    for d in reversed(profile_dirs):  # lower-priority profile folders first
-        merged.update(from_file(d / "settings.yaml", diagnostics))
-    merged.update(from_file(workdir / ".a0proj" / "plugins" / "_model_config" / "config.json", diagnostics))
+    files = [d / "settings.yaml" for d in reversed(profile_dirs)]  # lower-priority profile folders first
+    for path in files + [workdir / ".a0proj" / "plugins" / "_model_config" / "config.json"]:
+        merged.update(folder_layer(path, diagnostics))
     merged.update(from_env())
     for layer in (magic or {}, arguments or {}):
         merged.update({k: _coerce(k, v) for k, v in layer.items() if v is not None and k in _NAMES})

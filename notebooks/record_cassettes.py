@@ -17,6 +17,7 @@ import argparse
 import copy
 import re
 import sys
+import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from nbclient import NotebookClient
 from a0nb.notebook.demo import replay_env
 
 HERE = Path(__file__).resolve().parent
+# folder trust: the notebooks run their own folders' extensions and tools (replay_env passes this on)
+os.environ["A0NB_TRUST"] = os.pathsep.join(v for v in (os.environ.get("A0NB_TRUST"), str(HERE)) if v)
 CASSETTE_GLOB = "*.cassette.yaml"
 NO_RECORD = "no-record"
 TIMEOUT = 600

@@ -12,6 +12,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 # what runs at import and collection time (module-level loads) must not write into the real ~/.a0nb either
 os.environ["A0NB_HOME"] = tempfile.mkdtemp(prefix="a0nb-test-home-")
+os.environ["A0NB_TRUST"] = "*"  # the suite's own folders (and the kernels it starts) are trusted
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +23,11 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
         if var.startswith("A0NB_") and var not in ("A0NB_HOME", "A0NB_REGEN_GOLDEN", "A0NB_SOAK_COUNT"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-01-31T09:30:00")
+    # the suite's folders are its own: trusted (tests/security unsets this to test folder trust itself)
+    monkeypatch.setenv("A0NB_TRUST", "*")
+    # the suite's scripted models run their code without asking (the Python API's default is `ask`;
+    # tests/security and the magic's front-end default unset this)
+    monkeypatch.setenv("A0NB_APPROVAL", "auto")
     return home
 
 

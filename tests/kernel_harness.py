@@ -31,7 +31,7 @@ class AgentZeroKernel:
             (folder / name).write_text(text, encoding="utf-8")
         self.scripts = 0
         env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
-        env.update(PYTHONPATH=str(REPO), A0NB_HOME=str(root / "home"), A0NB_APPROVAL="auto",
+        env.update(PYTHONPATH=str(REPO), A0NB_HOME=str(root / "home"), A0NB_APPROVAL="auto", A0NB_TRUST=str(root),
                    A0NB_MODEL=self.script(answer(greeting), name="chat.yaml"),
                    A0NB_FROZEN_TIME="2026-01-31T09:30:00", LITELLM_LOCAL_MODEL_COST_MAP="True",
                    JUPYTER_PLATFORM_DIRS="1")

@@ -1,5 +1,6 @@
 """The `code_execution` tool: Python in the namespace the host supplies (in a kernel, the
-notebook's own variables) or a shell command in a subprocess; timeout, output cap, approval."""
+notebook's own variables) or a shell command in a subprocess; timeout, output cap. Approval is not
+decided here: the loop asks before this tool runs (a0nb.engine.approval), whatever file provides it."""
 from __future__ import annotations
 
 import ast
@@ -31,8 +32,6 @@ class CodeExecution(Tool):
             return Response(message=f"code_execution: unknown runtime {runtime!r}; use \"python\" or \"terminal\".")
         if not str(code).strip():
             return Response(message="code_execution needs non-empty `code`.")
-        if not await self._approved(runtime, str(code)):
-            return Response(message=agent.read_prompt("fw.code.denied.md", runtime=runtime, policy=agent.settings.approval))
         settings = agent.settings
         # the loop's tool_timeout cannot stop code on the main thread, so the code's own limit honours it too
         limits = [float(x) for x in (timeout or settings.code_timeout, settings.tool_timeout) if x]
@@ -41,20 +40,11 @@ class CodeExecution(Tool):
         report = lambda text: loop.call_soon_threadsafe(self.set_progress, text)  # the live view, from the reader
         args = (agent.secrets, int(settings.output_limit), report)
         if runtime == "python":
-            output = await agent.run_on_main(run_python, agent.namespace, str(code), limit, args)
+            output = await agent.run_on_main(in_folder, str(agent.workdir), run_python, agent.namespace, str(code),
+                                             limit, args)
         else:
             output = await run_terminal(str(code), limit, str(agent.workdir), args)
         return Response(message=agent.mask(self._cap(output)))
-
-    async def _approved(self, runtime, code):
-        policy = self.agent.settings.approval
-        if policy == "auto":
-            return True
-        if policy == "deny":
-            return False
-        approver = self.agent.shared.approver or ask_on_stdin
-        # the user approves the code as the model wrote it: aliases, never the resolved secret values
-        return bool(await self.agent.run_on_main(approver, runtime, self.agent.mask(code)))
 
     def _cap(self, text):
         cap = self.agent.settings.output_cap
@@ -65,13 +55,17 @@ class CodeExecution(Tool):
         return f"{head}\n{marker}\n{tail}"
 
 
-def ask_on_stdin(runtime, code):
-    """The default approver for policy `ask`: a y/N prompt (an input box in a notebook front end)."""
+def in_folder(folder, fn, *args):
+    """`fn(*args)` with the working directory set to the agent's folder (as the terminal runtime has it), so
+    relative paths in the agent's Python mean the same files as in its shell commands; restored after."""
+    previous = os.getcwd()
+    if os.path.realpath(previous) == os.path.realpath(folder):
+        return fn(*args)
+    os.chdir(folder)
     try:
-        answer = input(f"a0nb: run this {runtime} code?\n{code}\n[y/N] ")
-    except (EOFError, RuntimeError):  # no stdin: a headless run refuses
-        return False
-    return answer.strip().lower() in ("y", "yes")
+        return fn(*args)
+    finally:
+        os.chdir(previous)
 
 
 def run_python(namespace, code, timeout, capture=(None, 1_000_000, None)):

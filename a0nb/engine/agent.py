@@ -170,6 +170,7 @@ class Agent:
         self.control.interrupt()
 
     async def ask_async(self, message: str, *, attachments: Sequence[Any] = (), history: bool = True) -> Turn:
+        self.control.ensure_idle(len(self.turns))  # one turn at a time: two would interleave history
         turn = Turn(index=len(self.turns) + 1, message=message)
         self.turns.append(turn)
         return await loop.run_turn(self, turn, attachments, history)
@@ -413,4 +414,5 @@ class Agent:
         return self.subordinate
 
     def __repr__(self) -> str:
-        return f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r})"
+        return (f"Agent(workdir={str(self.workdir)!r}, profile={self.profile!r}, model={self.model_spec('chat')!r}, "
+                f"approval={self.config.get().approval!r})")

@@ -120,7 +120,15 @@ class Bridge:
         job()
 
     async def on_main(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` on the thread that is waiting in `run()` (the kernel's main thread)."""
+        """Run `fn(*args)` on the thread that is waiting in `run()` (the kernel's main thread).
+
+        When a kernel's loop is waiting (`run_async`) and `fn` has an `on_loop` coroutine function, that coroutine
+        runs as a task on the kernel's loop instead: it may wait for the front end (a click on a widget) without
+        blocking the loop that delivers the front end's messages."""
+        on_loop = getattr(fn, "on_loop", None)
+        if on_loop is not None and self._waiting_loop is not None and self.in_loop_thread():
+            result: T = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(on_loop(*args), self._waiting_loop))
+            return result
         if self._waiting_thread is None or not self.in_loop_thread():
             return fn(*args)
         done: concurrent.futures.Future[T] = concurrent.futures.Future()

@@ -5,17 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from a0nb.engine.dirty_json import parse_dirty
-from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
 from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
+from a0nb.engine.stream_watch import ReplyWatch
 from a0nb.errors import ConfigError, ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
 from a0nb.providers.discovery import discover_providers
 from a0nb.providers.extension import LoadedExtension, discover_provider_extensions
 from a0nb.providers.registry import make_provider, no_model_message
+from a0nb.providers.lattice_discovery import discover_lattice_features
+from a0nb.providers.lattice_features import with_features
 from a0nb.providers.stream import complete
 
 
@@ -83,6 +84,11 @@ class ModelCalls:
         """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""
         return discover_provider_extensions(self.host.hierarchy, self.host.loader)
 
+    def lattice_features(self) -> list[Any]:
+        """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""
+        registry = self.host.shared.lattice
+        return [*discover_lattice_features(self.host.hierarchy, self.host.loader), *(registry.features if registry else [])]
+
     def native_tool_schemas(self) -> list[dict[str, Any]]:
         """The agent's tools as OpenAI function schemas (sent when the setting `native_tools` is on)."""
         return [info.native_schema() for info in self.host.tools.available().values()]
@@ -90,7 +96,8 @@ class ModelCalls:
     async def chat(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         host, record = self.host, ld.record
         call_data: dict[str, Any] = {"messages": messages, "model": self.spec("chat"),
-                                     "provider": self.provider("chat"), "config": self.config("chat")}
+                                     "provider": with_features(self.provider("chat"), self.lattice_features),
+                                     "config": self.config("chat")}
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""
         try:
@@ -207,6 +214,7 @@ def _fill(record: CallRecord | None, reply: ModelReply) -> None:
     record.response, record.reasoning = reply.content, reply.reasoning
     record.usage, record.cost, record.latency = dict(reply.usage), reply.cost, reply.latency
     record.provider_extensions = list(reply.extensions)
+    record.metadata = dict(reply.metadata)
     if reply.model:
         record.model = reply.model
 
@@ -222,6 +230,7 @@ class _LoopSink:
     def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
         self.calls, self.host, self.ld = calls, calls.host, ld
         self.has_stream_ext = bool(calls.host.extensions.resolve("response_stream"))
+        self.watch = ReplyWatch()
 
     async def reasoning(self, delta: str, full: str) -> None:
         self.host.checkpoint(self.ld)
@@ -231,15 +240,11 @@ class _LoopSink:
     async def response(self, delta: str, full: str) -> str | None:
         self.host.checkpoint(self.ld)
         self.calls.streamed = full
-        snapshot = None
-        if "}" in delta:
-            obj = first_closed_object(full)
-            if obj is not None and isinstance(parse_tool_request(obj), ToolRequest):
-                snapshot = obj
+        snapshot = self.watch.feed(full)  # each delta parsed once: linear in the reply (stream_watch.py)
         stream_data = {"chunk": delta, "full": snapshot or full}
         await self.host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
         if self.has_stream_ext and len(full) >= 25:
-            parsed = parse_dirty(full[full.find("{"):]) if "{" in full else None
+            parsed = self.watch.value
             if isinstance(parsed, dict):
                 await self.host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
         return snapshot

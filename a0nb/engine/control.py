@@ -7,6 +7,8 @@ import contextvars
 import threading
 from typing import Any
 
+from a0nb.errors import TurnError
+
 _CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("a0nb_cancel", default=None)
 
 
@@ -31,6 +33,12 @@ class TurnControl:
         self.task, self.loop = asyncio.current_task(), asyncio.get_running_loop()
         self.cancel = threading.Event()
         self._token = _CANCEL.set(self.cancel)
+
+    def ensure_idle(self, turn: int) -> None:
+        """TurnError while a turn runs: a second concurrent ask would interleave the history."""
+        if self.task is not None and not self.task.done():
+            raise TurnError(f"this agent is still running turn {turn}; wait for it to finish (or interrupt it) "
+                            "before asking again, or use a second Agent to work in parallel")
 
     def end(self) -> None:
         if self._token is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Sequence
 
+from a0nb.engine import approval
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
 from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.history import History
@@ -22,9 +23,11 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
     if not keep_history:
         saved, agent.history = agent.history, History()
     agent.control.start()
+    policy = None
     with FOREGROUND:  # background warm-ups (litellm's import) give way while the turn runs
         try:
             message = agent.start_turn(turn)
+            policy = approval.begin(agent)  # this turn's approval policy: code run during it cannot change it
             agent.hist_add_user_message(message, attachments=attachments)
             turn.text = agent.mask(await agent.monologue())
         except (asyncio.CancelledError, TurnInterrupted) as exc:
@@ -38,6 +41,8 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
             raise
         finally:
             agent.control.end()
+            if policy is not None:
+                approval.end(policy)
             turn.calls = [c for c in agent.models.records if c.turn == turn.index]
             if saved is not None:
                 agent.history = saved
@@ -175,8 +180,12 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         agent.checkpoint(ld)
         await agent.fire("tool_execute_before", tool_args=args, tool_name=request.tool_name)
         tool.args = args
+        allowed, runtime, mode = await approval.approved(agent, request.tool_name, request.method, args)
         try:
-            response = await _execute(agent, tool, args, request.full_name)
+            if not allowed:
+                response = Response(message=agent.read_prompt("fw.code.denied.md", runtime=runtime, policy=mode))
+            else:
+                response = await _execute(agent, tool, args, request.full_name)
         except (A0Error, RepairableError, asyncio.CancelledError):
             raise
         except (Exception, SystemExit) as exc:  # sys.exit() in a tool must not end the agent's event loop

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
+from a0nb.atomic_io import write_text
+
 PartKind = Literal["system", "history", "extras", "skill", "user", "other"]
 Role = Literal["chat", "utility"]
 
@@ -54,6 +56,7 @@ class CallRecord:
     diagnostics: list[str] = field(default_factory=list)
     error: str | None = None
     provider_extensions: list[str] = field(default_factory=list)  # e.g. `_10_think_tags.ThinkTags`
+    metadata: dict[str, Any] = field(default_factory=dict)  # the final message's (Crystal Lattice plugins)
     children: list["CallRecord"] = field(default_factory=list)
 
     def __getattr__(self, name: str) -> Any:
@@ -98,11 +101,8 @@ class CallRecord:
 
 
 def export_jsonl(records: Iterable[CallRecord], path: Path | str) -> Path:
-    path = Path(path)
-    with path.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r.to_dict(), ensure_ascii=False, default=str) + "\n")
-    return path
+    text = "".join(json.dumps(r.to_dict(), ensure_ascii=False, default=str) + "\n" for r in records)
+    return write_text(Path(path), text, "trace")
 
 
 def import_jsonl(path: Path | str) -> list[CallRecord]:

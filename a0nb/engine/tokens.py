@@ -13,6 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
+from a0nb.atomic_io import write_bytes
 from a0nb.resources import user_home
 
 __all__ = ["approximate_tokens", "raw_token_count", "fallback_token_count", "load_cl100k", "encoder_name",
@@ -112,11 +113,7 @@ def _to_marshal(tiktoken: Any) -> None:
         from tiktoken_ext.openai_public import cl100k_base
         spec = cl100k_base()  # reads the verified rank file once more: once per machine and tiktoken version
         path = _marshal_path(tiktoken)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".cl100k.", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(spec))
-        os.replace(tmp, path)
+        write_bytes(path, marshal.dumps(spec), "token cache")  # atomic: no half file, no .tmp left behind
     except Exception:  # a read-only home only costs the next process the slow load
         return
 

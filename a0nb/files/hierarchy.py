@@ -8,7 +8,9 @@ from typing import Callable, Sequence, TypeVar
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.roots import Root, search_roots
+from a0nb.files.trust_scan import report as report_untrusted
 from a0nb.files.plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
+from a0nb.folder_trust import remembered_file
 from a0nb.resources import bundled_root, user_home
 
 T = TypeVar("T")
@@ -36,6 +38,7 @@ class Hierarchy:
         self._memo: dict[object, object] = {}
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
+        self.untrusted = ""  # the message listing what untrusted folders hold (empty: nothing)
         self.refresh()
 
     # -- change detection -------------------------------------------------------------------
@@ -57,6 +60,7 @@ class Hierarchy:
         self.roots = search_roots(self.workdir, self.profile, home=self.home, plugin_dirs=plugin_dirs,
                                   bundled=self.bundled)
         self._memo.clear()
+        self.untrusted = report_untrusted(self.roots, self.workdir, self.diagnostics, self.untrusted)
         self.generation += 1
         # roots may have changed (a plugin appeared), so the watch list and signature are taken anew
         self._watch = None
@@ -77,7 +81,7 @@ class Hierarchy:
         every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans)."""
         if self._watch is None:
             self._watch = self._watch_list()
-        sig: list[object] = [self.profile]
+        sig: list[object] = [self.profile, os.environ.get("A0NB_TRUST")]  # trusting a folder changes what loads
         stat = os.stat
         for path in self._watch:
             try:
@@ -91,7 +95,7 @@ class Hierarchy:
     def _watch_list(self) -> list[str]:
         """Every path whose stat is part of the signature: each watched root and its known sub-folders, the
         extension trees, user tool files, and each plugin's scoped switch folders and config.json."""
-        out: list[str] = []
+        out: list[str] = [str(remembered_file(self.home))]  # `a0nb.trust()` changes what may load
         for root, with_files in self._watch_roots():
             out.append(str(root))
             if not root.is_dir():  # a missing root: its appearance changes its own stat, then the list is rebuilt

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.folder_trust import is_trusted
 from a0nb.files.imports import Redirector
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 
@@ -57,6 +58,8 @@ class ModuleLoader:
         hit = self._cache.get(key.path)
         if hit is not None and hit[0] == key:
             return hit[1]
+        if not is_trusted(path):  # folder trust: listed once by the hierarchy (files/trust_scan.py), never run
+            return None
         module = self._import(path, module_name, area)
         self._cache[key.path] = (key, module)
         return module

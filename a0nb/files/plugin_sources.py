@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from urllib.parse import urlparse
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.folder_trust import how_to_trust, is_trusted
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 
 ALLOW_ENV = "A0NB_ALLOW_REMOTE_PLUGINS"   # remote installs: off unless the user's environment says 1/true
@@ -100,6 +101,9 @@ def _from_folder(folder: Path, label: str, entries: list[str] | None) -> list[Fo
         if entries is None and data.get("entries"):
             entries = [str(e) for e in data["entries"]]
     origin = str(descriptor) if descriptor.is_file() else str(folder)
+    if not is_trusted(root):
+        raise SourceError(f"plugin source {label}: {root} is not a trusted folder, nothing of it is imported; "
+                          + how_to_trust(root))
     if entries is not None:
         return [Found(_dotted_class(e, root, label, origin), label, origin) for e in entries]
     found = []

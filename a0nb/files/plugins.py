@@ -11,6 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from a0nb import safe_yaml
+from a0nb.atomic_io import write_text
 from a0nb.diagnostics import Diagnostics
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
@@ -36,7 +38,7 @@ class Plugin:
 def read_manifest(folder: Path, source: str, diagnostics: Diagnostics) -> Plugin | None:
     meta_path = folder / META
     try:
-        data = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
+        data = safe_yaml.load(meta_path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         diagnostics.add("error", "plugin", f"invalid YAML: {getattr(exc, 'problem', exc)}", meta_path,
@@ -50,6 +52,11 @@ def read_manifest(folder: Path, source: str, diagnostics: Diagnostics) -> Plugin
                         fix="write `name: <folder name>` and optional title/description")
         return None
     name = str(data.get("name") or folder.name)
+    if name != Path(name).name or name in (".", "..") or name.startswith(".") or "\\" in name:
+        # the name becomes a folder under .a0proj/plugins/ and $A0NB_HOME/plugins/: never a path out of them
+        diagnostics.add("error", "plugin", f"plugin name {name!r} is not a plain folder name; the plugin is skipped",
+                        meta_path, fix=f"write `name: {folder.name}` (letters, digits and _)")
+        return None
     if not NAME_RE.match(name):
         diagnostics.add("warning", "plugin", f"plugin name {name!r} should match ^[a-z0-9_]+$", meta_path)
     if name != folder.name:
@@ -143,23 +150,24 @@ def is_enabled(plugin: Plugin, notebook: Path, home: Path, profile: str) -> bool
 
 
 def plugin_config(plugin: Plugin, notebook: Path, home: Path, profile: str, diagnostics: Diagnostics) -> dict[str, Any]:
-    """`default_config.yaml` overlaid by the highest-priority scoped `config.json`."""
+    """The highest-priority scoped `config.json` as it is, else `default_config.yaml` (Agent Zero's rule: a
+    config.json replaces the defaults, it is not merged onto them)."""
     config: dict[str, Any] = {}
-    default = plugin.path / "default_config.yaml"
-    if default.is_file():
-        try:
-            config = dict(yaml.safe_load(default.read_text(encoding="utf-8")) or {})
-        except (yaml.YAMLError, OSError, UnicodeDecodeError, TypeError, ValueError) as exc:
-            diagnostics.add("error", "plugin", f"default config unreadable: {exc}", default)
     for d in reversed(toggle_dirs(plugin, notebook, home, profile)):
         cfg = d / "config.json"
         if cfg.is_file():
             try:
-                config.update(json.loads(cfg.read_text(encoding="utf-8")))
+                return dict(json.loads(cfg.read_text(encoding="utf-8")))
             except (ValueError, OSError, TypeError) as exc:
-                diagnostics.add("error", "plugin", f"config.json unreadable: {exc}", cfg,
+                diagnostics.add("error", "plugin", f"config.json unreadable: {exc}; the defaults apply", cfg,
                                 fix="fix the JSON or delete the file to use the defaults")
             break
+    default = plugin.path / "default_config.yaml"
+    if default.is_file():
+        try:
+            config = dict(safe_yaml.load(default.read_text(encoding="utf-8")) or {})
+        except (yaml.YAMLError, OSError, UnicodeDecodeError, TypeError, ValueError) as exc:
+            diagnostics.add("error", "plugin", f"default config unreadable: {exc}", default)
     return config
 
 
@@ -169,7 +177,7 @@ def save_plugin_config(plugin: Plugin, notebook: Path, values: Mapping[str, Any]
     folder = (base / "agents" / profile if profile else base) / "plugins" / plugin.name
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "config.json"
-    path.write_text(json.dumps(dict(values), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(dict(values), indent=2, ensure_ascii=False) + "\n", "plugin config")
     return path
 
 

@@ -146,8 +146,10 @@ def _load_json(text: str) -> Any:
 def _load_yaml(text: str) -> Any:
     import yaml  # deferred: importing a0nb stays cheap
 
+    from a0nb import safe_yaml
+
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

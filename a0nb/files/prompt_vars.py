@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.folder_trust import is_trusted
 from a0nb.files.imports import plain_redirector
 from a0nb.files.prompt_lookup import RACY_NS
 
@@ -77,6 +78,8 @@ class VariablesLoaders:
         return dict(got)
 
     def _plugin_class(self, path: Path) -> type | None:
+        if not is_trusted(path):  # folder trust: listed once by the hierarchy (files/trust_scan.py), never run
+            return None
         try:
             st = os.stat(path)
         except OSError:

@@ -113,9 +113,9 @@ def _split_frontmatter(text: str, path: Path, diagnostics: Diagnostics) -> tuple
 def _load_yaml(front: str, first_line: int, path: Path, diagnostics: Diagnostics) -> dict[str, Any] | None:
     import yaml  # cheap, but only needed once skills are read
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
+    from a0nb import safe_yaml
     try:
-        data = yaml.load(front, Loader=loader)  # noqa: S506 - a safe loader
+        data = safe_yaml.load(front)  # libyaml when installed; size and alias limits
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = first_line + mark.line if mark is not None else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from a0nb.atomic_io import write_text
 from a0nb.errors import A0Error
 from a0nb.engine.records import export_jsonl
 from a0nb.inspector import html as h
@@ -47,8 +48,7 @@ def export_trace(agent: Any, path: str | Path) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".html", ".htm"):
-        path.write_text(trace_html(agent), encoding="utf-8")
-        return path
+        return write_text(path, trace_html(agent), "trace")
     if suffix == ".jsonl":
         return export_jsonl(agent.calls, path)
     raise A0Error(f"cannot export a trace to {path.name!r}: use a file name ending in .html or .jsonl")

@@ -1,5 +1,6 @@
 """Small HTML building blocks for the inspector: escaping, `<details>` cards, badges, tables, collapsed text
-and token bars. Inline styles only (GitHub strips <style>/<script>); light panels with explicit colours read in dark themes."""
+and token bars. Inline styles only (GitHub strips <style>/<script>); colours are JupyterLab's --jp-* variables with
+light fallbacks, so the light and dark themes both read."""
 from __future__ import annotations
 
 import html as _html
@@ -9,7 +10,12 @@ from typing import Iterable, Mapping, Sequence
 # short declarations: every saved ask carries them once per element (the budget is ~6 KB per plain ask)
 FONT = "font:13px/1.45 system-ui,sans-serif"
 MONO = "font:12px ui-monospace,monospace"
-INK, MUTED, LINE, PANEL, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#f6f8fa", "#ffffff"
+# JupyterLab's theme variables with light fallbacks (GitHub, nbviewer, exported HTML): text and panels follow a
+# dark theme together, so JupyterLab's own table striping and our text never end up the same shade
+INK, MUTED = "var(--jp-content-font-color1,#1f2328)", "var(--jp-content-font-color2,#59636e)"
+LINE, PANEL, PAPER = "var(--jp-border-color2,#d1d9e0)", "var(--jp-layout-color2,#f6f8fa)", "var(--jp-layout-color0,#fff)"
+# the same in fixed colours, where no page variables reach (SVG images, exported pages)
+INK_FIXED, MUTED_FIXED, LINE_FIXED = "#1f2328", "#59636e", "#d1d9e0"
 
 ROLE_COLOURS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "system": ("#ddf4ff", "#0550ae"), "user": ("#dafbe1", "#116329"), "assistant": ("#fbefff", "#6639ba"),
@@ -44,10 +50,11 @@ def root(body: str, title: str = "") -> str:
 
 
 def details(summary: str, body: str, open_: bool = False, level: int = 0) -> str:
-    """A collapsible card; `summary` is HTML (already escaped)."""
+    """A collapsible card; `summary` is HTML (already escaped). Text colour is inherited from `root` (or from the
+    theme inside a widget), so it always matches the theme's background."""
     bg = PANEL if level == 0 else PAPER
     return (f'<details{" open" if open_ else ""} style="border:1px solid {LINE};border-radius:6px;background:{bg};'
-            f'margin:6px 0;color:{INK}"><summary style="padding:4px 8px">{summary}</summary>'
+            f'margin:6px 0"><summary style="padding:4px 8px">{summary}</summary>'
             f'<div style="padding:2px 10px 6px">{body}</div></details>')
 
 
@@ -62,23 +69,23 @@ def muted(text: str) -> str:
 
 
 def code(text: str) -> str:
-    return f'<code style="{MONO};background:{PANEL};padding:0 3px;color:{INK}">{esc(text)}</code>'
+    return f'<code style="{MONO};background:{PANEL};padding:0 3px">{esc(text)}</code>'
 
 
 def pre(text: str, tint: str = PANEL) -> str:
-    return (f'<pre style="{MONO};white-space:pre-wrap;background:{tint};color:{INK};border:1px solid {LINE};'
+    return (f'<pre style="{MONO};white-space:pre-wrap;background:{tint};color:inherit;border:1px solid {LINE};'
             f'padding:4px 8px;margin:3px 0;max-height:480px;overflow:auto">{esc(text)}</pre>')
 
 
 def markdown(text: str) -> str:
-    """The agent's answer as rendered Markdown (raw HTML in it is escaped); plain <pre> without mistune."""
+    """The agent's answer as rendered Markdown (raw HTML escaped, remote images as links: safe_html.py);
+    plain <pre> without mistune."""
     try:
-        import mistune
+        from a0nb.inspector.safe_html import markdown_html
+        body = markdown_html(text)
     except ImportError:
         return pre(text)
-    body = mistune.create_markdown(escape=True, plugins=["strikethrough", "table"])(text)
-    return (f'<div style="border:1px solid {LINE};border-radius:4px;padding:2px 10px;background:{PAPER};'
-            f'color:{INK}">{body}</div>')
+    return f'<div style="border:1px solid {LINE};border-radius:4px;padding:2px 10px">{body}</div>'
 
 
 def collapsed(text: str, short: int = 400, cap: int = 20_000, label: str = "") -> str:
@@ -98,7 +105,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequenc
                  for i, h in enumerate(headers))
     body = "".join(f'<tr style="border-bottom:1px solid {LINE}">' + "".join(
         f'<td style="text-align:left;padding:3px 8px;vertical-align:top;overflow-wrap:anywhere">{c}</td>' for c in row) + "</tr>" for row in rows)
-    return (f'<table style="border-collapse:collapse;width:100%;margin:4px 0;color:{INK};background:{PAPER}">'
+    return (f'<table style="border-collapse:collapse;width:100%;margin:4px 0;color:inherit;background:none">'
             f"<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
 
 
@@ -141,4 +148,4 @@ def banner(text: str, kind: str = "error") -> str:
 
 
 def heading(text: str) -> str:
-    return f'<div style="font-weight:600;margin:10px 0 4px 0;color:{INK}">{esc(text)}</div>'
+    return f'<div style="font-weight:600;margin:10px 0 4px 0">{esc(text)}</div>'

@@ -1,5 +1,7 @@
 """Live widgets while a turn runs: a transcript that streams reasoning, response and tool progress (coalesced to
-≤ 20 updates/s) and a tabbed inspector built on demand; `finish()` swaps both for the static `render_turn`."""
+≤ 20 updates/s) and a tabbed inspector; `finish()` swaps both for the static `render_turn`. Everything is pushed
+from the kernel as it happens: the Calls tab gains one card per completed call the moment it is recorded, so it
+reads even while the agent's Python code holds the kernel's main thread (the other tabs build when opened)."""
 from __future__ import annotations
 
 import json
@@ -35,6 +37,7 @@ class LiveTurn:
         self.view: Any = None
         self._widgets: list[Any] = []
         self._registered: list[tuple[str, str]] = []
+        self._cards: dict[int, Any] = {}   # call index -> its card in the Calls tab
         self._stream: dict[str, str] = {}
         self._tool_head = self._tool_args = ""
         self._picking = False
@@ -47,8 +50,12 @@ class LiveTurn:
         self.steps = self._new(w.VBox)
         self.stream = self._new(w.HTML)
         self.tool = self._new(w.HTML)
+        self.tool.add_class("a0-live-tool")
         self.panes = [self._new(w.HTML, value=h.note("Open the tab to load it.")) for _ in TABS]
-        self.picker = {name: self._new(w.Dropdown, options=[], description="call") for name in ("Calls", "Diff")}
+        self.picker = {"Diff": self._new(w.Dropdown, options=[], description="call")}
+        self.calls = self._new(w.VBox)
+        self.calls.add_class("a0-live-calls")
+        self.panes[TABS.index("Calls")] = self.calls
         for name, dd in self.picker.items():
             dd.observe(lambda change, n=name: None if self._picking else self._open(TABS.index(n)), names="value")
         children = [self._new(w.VBox, children=[self.picker[n], p]) if n in self.picker else p for n, p in zip(TABS, self.panes)]
@@ -95,6 +102,7 @@ class LiveTurn:
             "tool_execute_before": ("_00", self._on_tool_before), "tool_execute_after": ("_99", self._on_tool_after),
             "reasoning_stream": ("_90", self._on_reasoning), "response_stream_chunk": ("_90", self._on_chunk),
             "tool_output_update": ("_90", self._on_progress), "call_recorded": ("_90", self._on_record),
+            "chat_model_call_after": ("_90", self._on_answered),
         }
         for point, (prefix, fn) in hooks.items():
             name = f"{prefix}_{suffix}"
@@ -117,6 +125,7 @@ class LiveTurn:
 
     def _on_tool_before(self, tool_args: dict[str, Any], tool_name: str) -> None:
         def update() -> None:
+            self._set(self.stream, "value", "")  # the reply is complete: its request is the tool card now
             self._tool_card(tool_name, tool_args, "", "running")
             self._set(self.status, "value", self._status_html("running", tool_name))
         self.throttle.now(update)
@@ -126,6 +135,12 @@ class LiveTurn:
             self._tool_card(tool_name, None, str(getattr(response, "message", "")), "done")
             self._set(self.status, "value", self._status_html("running"))
         self.throttle.now(update)
+
+    def _on_answered(self, **_: Any) -> None:
+        """The model answered: its call is in the Calls tab before the tool it asked for runs."""
+        record = getattr(self.agent.models, "current", None)
+        if record is not None:
+            self.throttle.now(lambda: self._call_card(record))
 
     def _on_record(self, record: Any) -> None:
         self.throttle.now(lambda: self._recorded(record))
@@ -161,7 +176,10 @@ class LiveTurn:
         self.throttle.interval = self.interval * (1 + self.call_sent // STEP)
 
     def _tool_card(self, name: str, args: dict[str, Any] | None, result: str, state: str) -> None:
-        if args is not None:
+        if args is not None:  # code is shown once: in full on the approval and the step card, here its first line
+            code = str(args.get("code", ""))
+            if code.count("\n") > 0:
+                args = {**args, "code": code.split("\n", 1)[0] + f" … ({code.count(chr(10)) + 1} lines)"}
             self._tool_args = json.dumps(args, ensure_ascii=False, indent=1)[:CAP]
         head = f"{h.badge(state, 'tool' if state == 'running' else 'ok')}{h.code(name)}" + h.pre(self._tool_args)
         self._tool_head = head
@@ -169,6 +187,7 @@ class LiveTurn:
         self._set(self.tool, "value", h.details(head, body, open_=True) if body else head)
 
     def _recorded(self, record: Any) -> None:
+        self._call_card(record)
         if record.role == "chat":
             card = self._new(self._html_cls(), value=step_card(record, self.style, open_=False, cap=CAP))
             self.sent += len(card.value)
@@ -193,8 +212,10 @@ class LiveTurn:
         builders: dict[str, Callable[[], Rendering]] = {
             "Prompt": lambda: render_prompt(self.agent), "Extras": lambda: render_extras(self.agent),
             "History": lambda: render_history(self.agent, messages_limit=60, topics_limit=40), "Skills": lambda: render_skills(self.agent),
-            "Tools": lambda: render_tools(self.agent), "Calls": self._call_view, "Diff": self._diff_view,
+            "Tools": lambda: render_tools(self.agent), "Diff": self._diff_view,
         }
+        if name == "Calls":  # pushed as the calls complete (see _recorded)
+            return
         if name in self.picker:
             self._refresh_picker(self.picker[name])
         self._set(self.panes[index], "value", builders[name]().html)
@@ -211,13 +232,23 @@ class LiveTurn:
         finally:
             self._picking = False
 
+    def _call_card(self, record: Any) -> None:
+        """One collapsed card per call in the Calls tab: added when the model answered, redrawn once when the
+        call's record is complete (with the tool's result)."""
+        body = render_call(record, agent=self.agent, cap=CAP, messages_limit=40, group_over=40).html
+        head = f"#{record.index} {record.role}" + ("" if record.role == "chat" else f" ({record.purpose})")
+        value = h.details(h.esc(head), body)
+        card = self._cards.get(record.index)
+        if card is None:
+            card = self._cards[record.index] = self._new(self._html_cls(), value=value)
+            self.calls.children = (*self.calls.children, card)
+        elif card.value != value:
+            card.value = value
+        self.sent += len(value)
+
     def _selected(self, name: str) -> Any:
         value = self.picker[name].value
         return next((c for c in self.agent.calls if c.index == value), None)
-
-    def _call_view(self) -> Rendering:
-        c = self._selected("Calls")
-        return render_call(c, agent=self.agent, cap=CAP, messages_limit=40, group_over=40) if c else Rendering("", h.note("No calls yet."))
 
     def _diff_view(self) -> Rendering:
         c = self._selected("Diff")

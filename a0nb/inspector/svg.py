@@ -1,11 +1,13 @@
-"""Inline SVG charts (no JS): token composition per call across a turn as stacked bars, and history size
-across a turn with the compaction points marked."""
+"""SVG charts (no JS): token composition per call across a turn as stacked bars, and history size across a
+turn with the compaction points marked. `as_image` wraps one in an <img> with a data: URI, which every viewer
+shows (an untrusted JupyterLab notebook, GitHub, nbviewer sanitize inline <svg> into text)."""
 from __future__ import annotations
 
+import base64
 from typing import Any, Sequence
 
 from a0nb.inspector.compose import Palette, history_tokens
-from a0nb.inspector.html import INK, LINE, MUTED, esc
+from a0nb.inspector.html import INK_FIXED as INK, LINE_FIXED as LINE, MUTED_FIXED as MUTED, esc
 
 W, H = 500, 210
 LEFT, RIGHT, TOP, BOTTOM = 58, 14, 26, 34
@@ -120,3 +122,10 @@ def history_chart(records: Sequence[Any], compactions: Sequence[Any] = ()) -> st
                    f'<text x="{x + 3:.1f}" y="{TOP + 10 + 12 * (k % 3)}" {FONT} font-size="10" fill="#8250df">{label}</text>')
     out += _xlabels(records, slot)
     return "".join(out) + "</svg>"
+
+
+def as_image(svg: str, alt: str) -> str:
+    """The chart as `<img src="data:image/svg+xml;base64,…">`: fixed colours on white, readable in any theme."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (f'<img alt="{esc(alt)}" src="data:image/svg+xml;base64,{data}" width="{W}" height="{H}" '
+            f'style="max-width:100%;height:auto;margin:4px 0">')

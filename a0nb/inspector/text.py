@@ -62,6 +62,7 @@ def turn_text(turn: Any) -> str:
     head = (f"Turn {turn.index} · {status(turn)} · {plural(len(turn.calls), 'model call')} · "
             f"{plural(len(turn.steps), 'step')}" + (f" · {plural(len(turn.compactions), 'compaction')}" if turn.compactions else ""))
     lines = [head, f"  user: {one_line(turn.message, 80)}"]
+    lines += [f"  {expansion_text(done)}" for done in getattr(turn, "expansions", None) or ()]
     for c in chat:
         req = c.tool_request
         if req:
@@ -75,6 +76,12 @@ def turn_text(turn: Any) -> str:
     if turn.text:
         lines.append(f"answer: {one_line(turn.text, 100)}")
     return "\n".join(lines)
+
+
+def expansion_text(done: dict[str, Any]) -> str:
+    """`expanded '@tag:important' → '[tagged:important] ' by MarkerFeature (features/marker.py)`."""
+    return (f"expanded {one_line(str(done.get('replacement', '')), 40)!r} → {one_line(str(done.get('snippet', '')), 60)!r}"
+            f" by {done.get('feature', '?')} ({'/'.join(str(done.get('path') or 'registered').split('/')[-2:])})")
 
 
 def call_text(record: Any, style: Callable[[object], str] = str) -> str:

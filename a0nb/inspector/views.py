@@ -12,7 +12,7 @@ from a0nb.inspector import text as t
 from a0nb.inspector.base import PathStyle, Rendering, style_for
 from a0nb.inspector.compose import Palette, history_tokens
 from a0nb.inspector.diff import Change, diff_calls
-from a0nb.inspector.svg import composition_chart, history_chart, place_compactions
+from a0nb.inspector.svg import as_image, composition_chart, history_chart, place_compactions
 
 CHART_MIN = 3  # a turn's charts appear from this many model calls on (fewer: the call rows only)
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
@@ -121,6 +121,8 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
     calls = _flatten(turn.calls)
     main = [c for c in turn.calls if c.role == "chat"]
     parts = [h.badge("user", "user") + h.collapsed(style(turn.message), short=600)]
+    for done in getattr(turn, "expansions", None) or ():  # feature completions applied before sending
+        parts.append(h.note(style(t.expansion_text(done))))
     if turn.interrupted or turn.error:
         parts.append(h.banner(style(turn.error or "interrupted"), "warning" if turn.interrupted else "error"))
     slots = place_compactions([history_tokens(c) for c in main], turn.compactions) if main else [0] * len(turn.compactions)
@@ -136,8 +138,10 @@ def render_turn(turn: Any, *, agent: Any = None, folder: str | Path | None = Non
         charts = ""  # with one or two calls the rows say it all; charts show a trend from CHART_MIN calls on
         if len(calls) >= CHART_MIN:
             charts = ('<div style="display:flex;flex-wrap:wrap;gap:8px">'
-                      + composition_chart([c for c in calls if c.agent == 0] or calls, palette)
-                      + history_chart(main or calls, turn.compactions) + "</div>")
+                      + as_image(composition_chart([c for c in calls if c.agent == 0] or calls, palette),
+                                 "Tokens per model call, by part of the context")
+                      + as_image(history_chart(main or calls, turn.compactions), "History tokens per model call")
+                      + "</div>")
         parts.append(h.details(f"<b>Model calls</b> {h.muted(t.plural(len(calls), 'call') + ' · context composition')}",
                                rows + legend(palette) + charts, open_=True))
     title = f"Turn {turn.index} · {t.status(turn)} · {t.plural(len(turn.calls), 'model call')}"
@@ -177,7 +181,8 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
     info = h.kv([("role", h.esc(r.role if r.role == "chat" else f"{r.role} ({r.purpose})")), ("turn", str(r.turn)),
                  ("pass", str(r.iteration)), ("agent", str(r.agent)), ("messages", str(len(r.messages))),
                  ("estimated tokens", f"{r.tokens:,}"), ("provider usage", h.esc(usage)),
-                 ("provider extensions", h.esc(", ".join(r.provider_extensions)) or h.muted("—"))])
+                 ("provider extensions", h.esc(", ".join(r.provider_extensions)) or h.muted("—"))]
+                + ([("reply metadata", h.code(_jsonish(r.metadata)))] if getattr(r, "metadata", None) else []))
     body = [info, h.heading("Context composition"), h.stacked_bar(Palette().segments(r))]
     if r.error:
         body.insert(0, h.banner(style(r.error)))

@@ -41,6 +41,8 @@ def replay_env(home: Path, environ: Mapping[str, str] | None = None) -> dict[str
     env = {k: v for k, v in source.items() if k not in drop}
     env.update(KERNEL_ENV)
     env["A0NB_HOME"] = str(home)
+    # the project's own notebooks run their folders' extensions and tools: trusted explicitly (folder trust)
+    env["A0NB_TRUST"] = os.pathsep.join(v for v in (source.get("A0NB_TRUST"), str(repo_root() / "notebooks")) if v)
     return env
 
 

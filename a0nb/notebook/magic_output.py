@@ -48,7 +48,7 @@ class Output:
         elif fmt == "text":
             self.publish({"text/plain": text}, meta)
         elif fmt == "html":
-            self.publish({"text/html": text, "text/plain": text}, meta)
+            self.publish({"text/html": render("sanitize_html", text), "text/plain": text}, meta)
         elif fmt == "json":
             self._json(text, meta)
         else:
@@ -67,14 +67,22 @@ class Output:
         self.error(A0Error("the answer is not JSON (ask again, or use -f text)"))
 
 
+_TICKS = re.compile(r"`([^`\n]+)`")
+
+
 def error_bundle(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
     """An error as one line of text/plain and HTML (a long message's rest folded away), its name in metadata."""
     name = type(exc).__name__
     first, _, more = (str(exc).strip() or name).partition("\n")
     extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
     return ({"text/plain": f"{name}: {first}",
-             "text/html": f'<div class="a0-error" style="color:#b00020">'
-                          f"<b>{html.escape(name)}</b>: {html.escape(first)}{extra}</div>"}, {"error": name})
+             "text/html": f'<div class="a0-error" style="color:var(--jp-error-color1,#b00020)">'
+                          f"<b>{html.escape(name)}</b>: {inline_code(first)}{extra}</div>"}, {"error": name})
+
+
+def inline_code(text: str) -> str:
+    """Escaped text whose `backticked` spans become <code> (messages name commands that way)."""
+    return _TICKS.sub(r"<code>\1</code>", html.escape(text))
 
 
 def turn_metadata(agent: Any, turn: Any) -> dict[str, Any]:

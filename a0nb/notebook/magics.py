@@ -88,6 +88,8 @@ class A0Magics(Magics):
             agent = Agent(os.getcwd(), namespace=self.shell.user_ns)
             if self.options.profile != agent.profile:
                 self.set_profile(agent, self.options.profile)
+            from a0nb.notebook.approval import install
+            install(agent, self.interactive)  # approval "ask": buttons in a front end, stdin elsewhere
             self._agent = agent
         self.sync(self._agent)
         return self._agent

@@ -13,6 +13,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from a0nb.atomic_io import storage_error, write_text
+from a0nb import safe_yaml
 from a0nb.errors import ConfigError
 from a0nb.files.credentials import credential_values
 from a0nb.files.secrets import Secrets
@@ -26,7 +28,6 @@ DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:
 VOLATILE = {"stream", "stream_options", "mock_response", "mock_tool_calls", "api_key", "api_base", "base_url",
             "max_retries", "num_retries", "timeout", "client", "metadata", "tools"}
 SUFFIXES = (".yaml", ".yml", ".jsonl")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Masker:
@@ -145,12 +146,18 @@ def check_suffix(path: Path) -> None:
 
 def load_cassette(path: Path) -> list[dict[str, Any]]:
     check_suffix(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"cassette {path} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x} on line "
+                          f"{line}); a0nb writes cassettes as UTF-8 — re-record it, or restore it from version "
+                          "control") from None
     try:
         if path.suffix.lower() == ".jsonl":
             data: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
         else:
-            data = yaml.load(text, Loader=_Loader) or []
+            data = safe_yaml.load(text) or []
     except (ValueError, yaml.YAMLError) as exc:
         raise ConfigError(f"cassette {path} is not valid {path.suffix[1:].upper()}: {exc}") from None
     if not isinstance(data, list) or not all(isinstance(e, dict) and "response" in e for e in data):
@@ -190,25 +197,35 @@ _BLOCK_LIST = re.compile(r"(?:\s*#[^\n]*\n|\s*\n)*- ")
 def append_entry(path: Path, entry: dict[str, Any]) -> None:
     """Add one recorded call without re-reading and re-writing every earlier entry as YAML: a block-style
     list (what we write) or JSONL takes the new entry's text at its end. Anything else (a hand-edited
-    flow-style list) is loaded and saved whole. Still atomic: the file is replaced, never half-written."""
+    flow-style list) is loaded and saved whole. Still atomic: the file is replaced, never half-written; and
+    locked (filelock), so two writers never lose each other's entries."""
     check_suffix(path)
-    with _APPENDING:  # read, add, replace: agents of one batch (Agent.map) record from several threads
+    # read, add, replace: threads of one batch (Agent.map), other agents and other kernels each add their entries
+    with _APPENDING, _locked(path):
+        _append(path, entry)
+
+
+def _append(path: Path, entry: dict[str, Any]) -> None:
+    try:
         old = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if not old.strip() or old.strip() == "[]":
-            _write(path, _dump(path, [entry]))
-        elif path.suffix.lower() == ".jsonl" or _BLOCK_LIST.match(old):
-            _write(path, old + ("" if old.endswith("\n") else "\n") + _dump(path, [entry]))
-        else:
-            save_cassette(path, load_cassette(path) + [entry])
+    except OSError as exc:
+        raise storage_error(path, exc, "cassette") from exc
+    if not old.strip() or old.strip() == "[]":
+        _write(path, _dump(path, [entry]))
+    elif path.suffix.lower() == ".jsonl" or _BLOCK_LIST.match(old):
+        _write(path, old + ("" if old.endswith("\n") else "\n") + _dump(path, [entry]))
+    else:
+        save_cassette(path, load_cassette(path) + [entry])
+
+
+def _locked(path: Path) -> Any:
+    """An inter-process lock for one cassette, kept in the temp folder (nothing appears next to the cassette)."""
+    from filelock import FileLock
+    folder = Path(tempfile.gettempdir()) / "a0nb-locks"
+    folder.mkdir(exist_ok=True)
+    key = hashlib.sha1(str(path.resolve()).encode("utf-8")).hexdigest()[:20]
+    return FileLock(str(folder / f"{key}.lock"), timeout=60)
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(path, text, "cassette")

@@ -98,6 +98,17 @@ def discover_lattice(hierarchy: Hierarchy, loader: ModuleLoader) -> LatticeFound
     return hierarchy.memo(("lattice-plugins",), build)
 
 
+def discover_lattice_features(hierarchy: Hierarchy, loader: ModuleLoader) -> list[Loaded]:
+    """Only the FeaturePlugins of the `features/` folders (they run around every provider): no providers/*.py
+    is imported for them."""
+    def build() -> list[Loaded]:
+        found = LatticeFound()
+        _scan([(root.label, root.path, folder) for root, folder in hierarchy.dirs("features")], loader, ("feature",),
+              found, "feature")
+        return found.features
+    return hierarchy.memo(("lattice-features",), build)
+
+
 class LatticeRegistry:
     """Plugins registered from Python (`agent.register_provider(EchoProvider, extensions=[PrefixExtension])`)."""
 
@@ -154,4 +165,4 @@ def lattice_factories(hierarchy: Hierarchy, loader: ModuleLoader,
     return out
 
 
-__all__ = ["LatticeFound", "LatticeRegistry", "discover_lattice", "lattice_factories", "instantiate"]
+__all__ = ["LatticeFound", "LatticeRegistry", "discover_lattice", "discover_lattice_features", "lattice_factories", "instantiate"]

@@ -118,8 +118,12 @@ def _bundled_model() -> Path:
             return Path(assemble(target, overwrite=True))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    assemble(tmp, overwrite=True)
-    os.replace(tmp, target)
+    try:
+        assemble(tmp, overwrite=True)
+        os.replace(tmp, target)
+    except BaseException:  # a full disk or an interrupt leaves no half-written .tmp behind
+        tmp.unlink(missing_ok=True)
+        raise
     return target
 
 

@@ -2,6 +2,7 @@
 stream points fire. Ships in the package for tests, teaching and golden trajectories."""
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any, AsyncIterator, Sequence
 
 import yaml
 
+from a0nb import safe_yaml
 from a0nb.errors import ConfigError
 from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
                    new_partial)
@@ -25,6 +27,7 @@ class ScriptedReply:
     error: str | None = None        # one of FAULTS: raise instead of answering (fault injection)
     usage: dict[str, Any] | None = None
     when: str | None = None         # a regex: served only to a request whose conversation matches it
+    delay: float = 0.0              # seconds between streamed chunks (to watch a reply arrive in a demo or test)
 
     def fits(self, conversation: str) -> bool:
         return self.when is None or re.search(self.when, conversation) is not None
@@ -37,12 +40,15 @@ def load_script(source: str | Path | Sequence[Any], base: Path | None = None) ->
         if not path.is_absolute() and base is not None:
             path = base / path
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = safe_yaml.load(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"scripted model: reply file {path} not found (use model='scripted:<file.yaml>' "
                               "with a path relative to the notebook folder)") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"scripted model: {path} is not valid YAML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"scripted model: {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                              "save it as UTF-8") from None
         label = str(path)
     else:
         data, label = list(source), "the list given as model="
@@ -60,6 +66,10 @@ def _reply(item: Any, label: str, i: int) -> ScriptedReply:
         error = item.get("error")
         if error is not None and error not in FAULTS:
             raise ConfigError(f"scripted model: reply {i} in {label}: error must be one of {', '.join(FAULTS)}")
+        try:
+            delay = float(item.get("delay", 0) or 0)
+        except (TypeError, ValueError):
+            raise ConfigError(f"scripted model: reply {i} in {label}: delay must be a number of seconds") from None
         when = item.get("when")
         if when is not None:
             try:
@@ -67,7 +77,7 @@ def _reply(item: Any, label: str, i: int) -> ScriptedReply:
             except re.error as exc:
                 raise ConfigError(f"scripted model: reply {i} in {label}: `when` is not a valid regex: {exc}") from None
         return ScriptedReply(str(item.get("content", "")), str(item.get("reasoning", "") or ""), error, item.get("usage"),
-                             None if when is None else str(when))
+                             None if when is None else str(when), delay)
     raise ConfigError(f"scripted model: reply {i} in {label} must be a string or a mapping with `content`")
 
 
@@ -122,6 +132,8 @@ class ScriptedProvider:
         for i in range(0, len(reply.content), CHUNK):
             if reply.error == "break" and i >= len(reply.content) // 2:
                 raise ConnectionResetError("scripted stream cut midway")
+            if reply.delay:
+                await asyncio.sleep(reply.delay)
             yield ("c", reply.content[i:i + CHUNK])
 
     def process_chunk(self, chunk: tuple[str, str], state: dict[str, Any]) -> tuple[str, str]:

@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import Any, Sequence
 
+from a0nb.atomic_io import StorageError
 from a0nb.errors import A0Error
 from a0nb.providers.base import ModelConfig, ModelReply, Provider, StreamBroken, StreamSink, TransientModelError
 from a0nb.providers.extension import CallPipeline, LoadedExtension, bundled_provider_extensions
@@ -59,7 +60,14 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
             await aclose()
     reply = pipeline.reply((acc["r"], acc["c"]), stopped)
     reply.latency = time.perf_counter() - started
-    pipeline.completed(reply)
+    try:
+        pipeline.completed(reply)  # a recording provider writes its cassette here
+    except StorageError as exc:  # disk full, permissions: the reply itself is fine, and is kept
+        raise StreamBroken(f"the reply arrived but could not be saved: {exc}", reply.content) from exc
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise StreamBroken(f"the reply arrived but could not be saved to{where}: {exc.strerror or exc} "
+                           "(free disk space or fix the folder's permissions)", reply.content) from exc
     return reply
 
 

@@ -178,6 +178,10 @@ def test_percent_a0_model_selects_a_seed_provider(tmp_path: Path, monkeypatch: A
         agent = get_magics(shell).agent
         assert agent.model_spec("chat") == "echo:echo-1"
         assert _reply(agent).content == "Echo: hi"
+        shell.run_line_magic("a0", "ask hello")  # the echo is no agent: the loop stops it after its misformat limit
+        first = agent.calls[0]
+        assert first.model == "echo:echo-1" and first.response.startswith('Echo: {"user_message": "hello"}')
+        assert "without a valid tool request" in str(shell.display_pub.outputs)
         shell.run_line_magic("unload_ext", "a0nb")
     finally:
         import atexit

@@ -86,3 +86,76 @@ def test_tab_completion_offers_the_feature_completions(tmp_path: Path, monkeypat
         import atexit
         atexit.unregister(shell.atexit_operations)
         InteractiveShell.clear_instance()
+
+
+def test_the_seed_tag_feature_runs_with_the_default_provider_every_turn(nb: Path) -> None:
+    """Features are provider-agnostic: with a scripted (litellm-shaped) model, the seed's TagFeature, unchanged
+    in features/, tags every final reply; the tag is in the call record and the inspector's call view."""
+    (nb / "features").mkdir()
+    (nb / "features" / "tag.py").write_text(block("TagFeature"))
+    agent = Agent(nb, model=[answer("one"), answer("two")])
+    first, second = agent.ask("a"), agent.ask("b")
+    assert first.text == "one" and second.text == "two"
+    assert [c.metadata for c in agent.calls] == [{"tag": True}, {"tag": True}]
+    from a0nb.inspector import render_call
+    assert "reply metadata" in render_call(agent.calls[-1]).html and "&quot;tag&quot;: true" in render_call(agent.calls[-1]).html
+
+
+def test_features_around_the_default_provider_run_in_the_seed_order(nb: Path) -> None:
+    log: list[str] = []
+
+    class Spy(FeaturePlugin):
+        def get_config_schema(self) -> Any:
+            return {"suffix": {"type": "string", "default": " (checked)"}}
+
+        def init(self, config: Any, state: Any) -> Any:
+            log.append("init")
+            return {**state, "suffix": config["suffix"]}
+
+        def to_native_messages(self, messages: Any, native: Any) -> Any:
+            log.append("to_native_messages")
+            return native
+
+        def initialize_request(self, native: Any, state: Any) -> Any:
+            log.append("initialize_request")
+            return native, state
+
+        def finalize(self, finals: Any, natives: Any, state: Any) -> Any:
+            log.append("finalize")
+            assert natives[-1] is finals[-1] and natives[0]["role"] == "system"
+            return [{**m, "content": m["content"].replace("plain", "plain" + state["suffix"])} for m in finals], natives, state
+
+        def from_native_messages(self, native: Any, messages: Any) -> Any:
+            log.append("from_native_messages")
+            return messages
+    agent = Agent(nb, model=[answer("plain answer")])
+    agent.register_feature(Spy)
+    turn = agent.ask("go")
+    assert log == ["init", "to_native_messages", "initialize_request", "finalize", "from_native_messages"]
+    assert turn.text == "plain (checked) answer"  # the cold path may change the reply before it is used
+
+
+def test_a_feature_breaking_its_contract_names_its_file(nb: Path) -> None:
+    (nb / "features").mkdir()
+    (nb / "features" / "bad.py").write_text(
+        "from agent_core.types import FeaturePlugin\n\nclass Bad(FeaturePlugin):\n"
+        "    def init(self, config, state):\n        return state\n"
+        "    def finalize(self, finals, natives, state):\n        return finals\n")
+    agent = Agent(nb, model=[answer("x")])
+    import pytest
+    from a0nb.errors import ModelError
+    with pytest.raises(ModelError) as info:
+        agent.ask("go")
+    assert "bad.py" in str(info.value) and "Bad.finalize" in str(info.value) and "(finals, natives, state)" in str(info.value)
+    assert agent.history.validate() == []
+
+
+def test_the_expansion_is_shown_in_the_turn_view(nb: Path) -> None:
+    _marker(nb)
+    agent = Agent(nb, model=[answer("noted")])
+    turn = agent.ask("remember this @tag:important please")
+    from a0nb.inspector import render_turn
+    view = render_turn(turn)
+    line = "expanded '@tag:important' → '[tagged:important]' by MarkerFeature (features/marker.py)"
+    assert line in view.text and "marker.py" in view.text
+    assert "expanded &#x27;@tag:important&#x27;" in view.html or "expanded '@tag:important'" in view.html

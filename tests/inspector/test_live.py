@@ -106,16 +106,29 @@ def test_tabs_are_built_only_when_opened(agent: Agent) -> None:
     live = LiveTurn(agent, display=FakeDisplay()).start()
     turn = agent.ask(QUESTION)
     placeholder = live.panes[0].value
-    assert all(p.value == placeholder for p in live.panes)  # the inspector drawer is closed
+    built = [p for n, p in zip(TABS, live.panes) if n != "Calls"]
+    assert all(p.value == placeholder for p in built)  # the inspector drawer is closed
     live.drawer.selected_index = 0
     assert "System prompt" in live.panes[TABS.index("Prompt")].value
     assert live.panes[TABS.index("History")].value == placeholder
     for name, needle in (("Extras", "notebook_note"), ("History", "current topic"), ("Skills", "Available"),
-                         ("Tools", "code_execution"), ("Calls", "Call #3"), ("Diff", "Call #3 against call #2")):
+                         ("Tools", "code_execution"), ("Diff", "Call #3 against call #2")):
         live.tabs.selected_index = TABS.index(name)
         assert needle in live.panes[TABS.index(name)].value, name
-    live.picker["Calls"].value = 1
-    assert "Call #1" in live.panes[TABS.index("Calls")].value
+    live.finish(turn)
+
+
+def test_calls_tab_holds_every_completed_call_without_a_round_trip(agent: Agent) -> None:
+    """Pushed from the kernel as each call is recorded: the page needs no message back (the kernel's main
+    thread may be busy running the agent's Python code), and the drawer need not be open."""
+    live = LiveTurn(agent, display=FakeDisplay()).start()
+    seen: list[int] = []
+    agent.register_extension("call_recorded", lambda record: seen.append(len(live.calls.children)), name="_95_probe")
+    turn = agent.ask(QUESTION)
+    assert seen == [1, 2, 3]  # the card was there when the next hook ran, i.e. before the turn went on
+    cards = [c.value for c in live.calls.children]
+    assert [f"Call #{i}" in v for i, v in enumerate(cards, 1)] == [True, True, True]
+    assert live.drawer.selected_index is None
     live.finish(turn)
 
 

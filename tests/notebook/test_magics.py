@@ -192,6 +192,7 @@ def test_config_file_section_c_A0(folder: Path) -> None:
 
 
 def test_approval_default_follows_stdin_and_env(shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("A0NB_APPROVAL")  # the suite's own default (tests/conftest.py)
     m = magics(shell)
     assert m.agent.settings.approval == "deny"  # pytest's stdin is not a terminal and there is no front end
     monkeypatch.setenv("A0NB_APPROVAL", "ask")

@@ -81,7 +81,7 @@ def _run_notebook(nb: Path, env_extra: dict[str, str]) -> tuple[Path, str]:
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
     env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
-    env.update(env_extra, PYTHONPATH=str(REPO), A0NB_HOME=str(nb.parent / "home"), A0NB_APPROVAL="auto",
+    env.update(env_extra, PYTHONPATH=str(REPO), A0NB_HOME=str(nb.parent / "home"), A0NB_APPROVAL="auto", A0NB_TRUST=str(nb.parent),
                A0NB_FROZEN_TIME="2026-01-31T09:30:00", LITELLM_LOCAL_MODEL_COST_MAP="True",
                LITELLM_OFFLINE_MODE="true")
     client = NotebookClient(notebook, timeout=60, kernel_name="python3", store_widget_state=False,
@@ -102,6 +102,7 @@ def test_no_secret_leaks_in_any_artifact(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("OPENAI_API_KEY", api_key)
     monkeypatch.setenv("A0NB_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-01-31T09:30:00")
+    monkeypatch.setenv("A0NB_TRUST", "*")
     monkeypatch.chdir(nb)
     artifacts: dict[str, str] = {}
 

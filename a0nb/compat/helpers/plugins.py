@@ -36,3 +36,24 @@ def get_enabled_plugins(agent: Any = None) -> list[str]:
 
 def register_watchdogs() -> None:
     """Nothing to register: a0nb re-checks plugin folders, toggles and config.json at every step."""
+
+
+def call_plugin_hook(plugin_name: str, hook_name: str, *args: Any, default: Any = None,
+                     raise_on_error: bool = True, agent: Any = None, **kwargs: Any) -> Any:
+    """Call `hook_name` of the plugin's `hooks.py` (loaded as a0nb loads any plugin file, so it must be trusted
+    like the plugin's other code); `default` when the plugin, the file or the function is missing."""
+    engine = _engine(agent)
+    plugin = find_plugin(plugin_name, engine)
+    hooks = plugin.path / "hooks.py" if plugin is not None else None
+    if hooks is None or not hooks.is_file():
+        return default
+    module = engine.loader.load(hooks, f"plugins.{plugin_name}.hooks", "plugin hooks")
+    fn = getattr(module, hook_name, None) if module is not None else None
+    if not callable(fn):
+        return default
+    try:
+        return fn(*args, **kwargs)
+    except Exception:
+        if raise_on_error:
+            raise
+        return default

@@ -79,6 +79,8 @@ SUBCOMMANDS: dict[str, Sub] = {
     "memory": Sub("%a0 memory [list [AREA] | search QUERY | show ID | delete ID ... | import | recalled]",
                   "the agent's long-term memory (global or the project's) and its knowledge import", "memory:memory"),
     "mcp": Sub("%a0 mcp [start|stop]", "MCP servers: state, tools, errors (they start lazily)", "memory:mcp"),
+    "trust": Sub("%a0 trust [PATH]", "trust a folder (default: this notebook's) to run its code and model settings",
+                 "trust:trust"),
     "help": Sub("%a0 help", "this help", "views:help"),
 }
 

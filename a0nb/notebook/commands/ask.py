@@ -15,6 +15,7 @@ from a0nb.notebook.commands import SUBCOMMANDS, Host
 from a0nb.notebook.commands.parsing import ask_parser, interpolate, split_options, split_words
 from a0nb.inspector.text import answered
 from a0nb.notebook.magic_output import error_bundle, render, turn_metadata
+from a0nb.notebook.trust_prompt import offer_once
 from a0nb.providers.foreground import FOREGROUND
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Ask:
         self.text, attachments = host.app.user_message(agent, text, attachments)  # Agent Zero's user_message_ui
         self.options = {"attachments": attachments, "history": not opts.no_history}
         self.live: Any = None
+        self.live_done = False
         self.started_at = time.perf_counter()
 
     def start(self) -> dict[str, Any]:
@@ -101,6 +103,9 @@ class Ask:
         self.host.out.error(exc)
 
     def end(self) -> None:
+        if self.live is not None and not self.live_done:  # an unexpected error ended the turn: the live
+            self.live.finish()                               # view still stops listening to the agent
+            self.live_done = True
         self.host.sync(self.agent)
         if self.opts.profile and self.agent.profile != self.previous:
             self.agent.set_profile(self.previous)
@@ -110,6 +115,7 @@ class Ask:
             self.host.shell.user_ns[self.opts.output] = turn
         if self.live is not None and turn is not None:
             self.live.finish(turn)
+            self.live_done = True
 
 
 def run(host: Host, opts: argparse.Namespace, text: str) -> None:
@@ -130,6 +136,7 @@ async def run_awaited(host: Host, line: str, cell: str | None) -> None:
         parsed = parse_cell(line, cell) if cell is not None else parse_line(line.strip()[4:])
         if parsed is None:
             return
+        await offer_once(host)  # an untrusted folder: JupyterLab's trust prompt, once (trust_prompt.py)
         with FOREGROUND:
             ask = Ask(host, *parsed)
             try:

@@ -1,0 +1,123 @@
+"""Folder trust, like an editor's workspace trust: Python files, plugins and model endpoints found in a
+folder run (or are used) only once the user has trusted that folder.
+
+Trusted without asking: the bundled defaults, `$A0NB_HOME`, installed packages. Ways to trust a folder:
+`a0nb.trust(path)` / `%a0 trust [PATH]` (remembered in `$A0NB_HOME/trusted_folders.txt`), the widget prompt
+in JupyterLab, and `A0NB_TRUST` — folders separated by `os.pathsep`, each trusting itself and everything
+below it, or `*` for every folder (CI and test suites)."""
+from __future__ import annotations
+
+import os
+import sysconfig
+from pathlib import Path
+from typing import Iterable
+
+from a0nb.atomic_io import write_text
+from a0nb.errors import ConfigError
+from a0nb.resources import PACKAGE_DIR, bundled_root, user_home
+
+ENV = "A0NB_TRUST"
+FILE_NAME = "trusted_folders.txt"
+# the bundled defaults in a checkout live at the repository root: only these folders of it are bundled content
+# (the repository's notebooks are a folder like any other)
+BUNDLED_PARTS = ("prompts", "agents", "plugins", "tools", "extensions", "providers", "skills", "kernel", "features")
+# settings a folder may only set once trusted: where requests (and the user's keys) go, and what they run
+GUARDED_SETTINGS = ("api_base", "api_key_env", "utility_api_base", "utility_api_key_env", "model_kwargs",
+                    "utility_model_kwargs", "mcp_servers", "plugin_sources", "approval")
+
+
+class UntrustedFolderWarning(UserWarning):
+    """A folder holds code or model endpoints that a0nb did not use because the folder is not trusted."""
+
+
+def _norm(path: Path | str) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(str(path))))
+
+
+def _real(path: Path | str) -> Path:
+    try:
+        return Path(os.path.realpath(os.path.expanduser(str(path))))
+    except OSError:
+        return _norm(path)
+
+
+def remembered_file(home: Path | None = None) -> Path:
+    return (home or user_home()) / FILE_NAME
+
+
+def remembered(home: Path | None = None) -> list[Path]:
+    """The folders `trust()` remembered (one per line)."""
+    try:
+        text = remembered_file(home).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [_real(line.strip()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _env_folders() -> tuple[bool, list[Path]]:
+    value = os.environ.get(ENV, "").strip()
+    if not value:
+        return False, []
+    items = [v.strip() for v in value.split(os.pathsep) if v.strip()]
+    return "*" in items, [_real(v) for v in items if v != "*"]
+
+
+def always_trusted(home: Path | None = None) -> list[Path]:
+    """The bundled folders, the a0nb home and installed packages."""
+    bundled = bundled_root()
+    out = [_real(bundled / part) for part in BUNDLED_PARTS] + [_real(PACKAGE_DIR), _real(home or user_home())]
+    for key in ("purelib", "platlib"):
+        try:
+            out.append(_real(sysconfig.get_paths()[key]))
+        except KeyError:
+            pass
+    return out
+
+
+def trusted_folders(home: Path | None = None) -> tuple[bool, list[Path]]:
+    """(every folder is trusted, the trusted folders)."""
+    everything, env = _env_folders()
+    return everything, always_trusted(home) + env + remembered(home)
+
+
+def _under(path: Path, folders: Iterable[Path]) -> bool:
+    return any(path == f or f in path.parents for f in folders)
+
+
+def is_trusted(path: Path | str, home: Path | None = None) -> bool:
+    """Whether `path` (a file or folder) is inside a trusted folder."""
+    everything, folders = trusted_folders(home)
+    if everything:
+        return True
+    return _under(_real(path), folders) or _under(_norm(path), folders)
+
+
+def trust(path: Path | str = ".", home: Path | None = None) -> Path:
+    """Trust `path` (a folder, and everything below it) from now on; remembered under the a0nb home."""
+    folder = _real(path)
+    if not folder.is_dir():
+        raise ConfigError(f"cannot trust {folder}: it is not a folder (give the notebook's folder)")
+    target = remembered_file(home)
+    known = remembered(home)
+    if folder not in known:
+        lines = [str(p) for p in known] + [str(folder)]
+        write_text(target, "# folders whose Python files, plugins and model endpoints a0nb may use\n"
+                   + "\n".join(lines) + "\n", "trusted-folders list")
+    return folder
+
+
+def untrust(path: Path | str, home: Path | None = None) -> None:
+    """Forget a remembered folder (A0NB_TRUST and the built-in folders are not changed)."""
+    folder = _real(path)
+    known = [p for p in remembered(home) if p != folder]
+    target = remembered_file(home)
+    if target.exists():
+        write_text(target, "".join(f"{p}\n" for p in known), "trusted-folders list")
+
+
+def how_to_trust(folder: Path | str) -> str:
+    return (f"if you trust {folder}, run `%a0 trust {folder}` or `a0nb.trust({str(folder)!r})` "
+            f"(or set {ENV}={folder} for CI)")
+
+
+__all__ = ["UntrustedFolderWarning", "trust", "untrust", "is_trusted", "trusted_folders", "how_to_trust", "GUARDED_SETTINGS", "ENV"]
