@@ -104,7 +104,7 @@ def test_gigabytes_of_output_keep_memory_bounded(tmp_path: Path) -> None:
     nb = tmp_path / "nb"
     nb.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
-    env.update(PYTHONPATH=str(ROOT), A0NB_HOME=str(tmp_path / "home"))
+    env.update(PYTHONPATH=str(ROOT), A0NB_HOME=str(tmp_path / "home"), A0NB_APPROVAL="auto", A0NB_TRUST=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-c", FLOOD.format(mb=mb), str(nb)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=nb)
     peak = [0.0]
@@ -165,6 +165,7 @@ def test_kernel_notebook_and_log_hold_no_secret(tmp_path: Path, capfd: pytest.Ca
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
     env.update(PYTHONPATH=str(ROOT), A0NB_HOME=str(tmp_path / "home"), A0NB_APPROVAL="auto", OPENAI_API_KEY=KEY,
+               A0NB_TRUST=str(tmp_path),
                A0NB_FROZEN_TIME="2026-01-31T09:30:00", LITELLM_LOCAL_MODEL_COST_MAP="True", LITELLM_OFFLINE_MODE="true")
     client = NotebookClient(notebook, timeout=90, kernel_name="python3", store_widget_state=False,
                             resources={"metadata": {"path": str(nb)}})

@@ -34,7 +34,8 @@ def _run(tmp_path: Path, setup: str, limit: float = 40) -> dict[str, Any]:
     nb.mkdir(exist_ok=True)
     script = SCRIPT.format(setup=textwrap.dedent(setup))
     env = {k: v for k, v in os.environ.items() if not k.startswith("A0NB_")}
-    env.update(PYTHONPATH=str(ROOT), A0NB_HOME=str(tmp_path / "home"), A0NB_FROZEN_TIME="2026-01-31T09:30:00")
+    env.update(PYTHONPATH=str(ROOT), A0NB_HOME=str(tmp_path / "home"), A0NB_FROZEN_TIME="2026-01-31T09:30:00",
+               A0NB_APPROVAL="auto", A0NB_TRUST=str(tmp_path))
     try:
         done = subprocess.run([sys.executable, "-c", script, str(nb)], capture_output=True, text=True,
                               timeout=limit, cwd=nb, env=env)
