@@ -113,7 +113,8 @@ def run_notebook(args: argparse.Namespace) -> int:
         print(f"a0nb run: a cell failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}",
               file=sys.stderr)
         status = 1
-    nbformat.write(nb, output)
+    from a0nb.atomic_io import write_text
+    write_text(output, nbformat.writes(nb), "executed notebook")  # atomic: never half a notebook
     print(f"executed {path.name} → {output}")
     return status
 

@@ -7,6 +7,7 @@ in JupyterLab, and `A0NB_TRUST` — folders separated by `os.pathsep`, each trus
 below it, or `*` for every folder (CI and test suites)."""
 from __future__ import annotations
 
+import functools
 import os
 import sysconfig
 from pathlib import Path
@@ -64,14 +65,18 @@ def _env_folders() -> tuple[bool, list[Path]]:
 
 def always_trusted(home: Path | None = None) -> list[Path]:
     """The bundled folders, the a0nb home and installed packages."""
-    bundled = bundled_root()
-    out = [_real(bundled / part) for part in BUNDLED_PARTS] + [_real(PACKAGE_DIR), _real(home or user_home())]
+    return list(_always_trusted(bundled_root(), home or user_home()))
+
+
+@functools.lru_cache(maxsize=16)  # asked before every loader and extension import: resolve these paths once
+def _always_trusted(bundled: Path, home: Path) -> tuple[Path, ...]:
+    out = [_real(bundled / part) for part in BUNDLED_PARTS] + [_real(PACKAGE_DIR), _real(home)]
     for key in ("purelib", "platlib"):
         try:
             out.append(_real(sysconfig.get_paths()[key]))
         except KeyError:
             pass
-    return out
+    return tuple(out)
 
 
 def trusted_folders(home: Path | None = None) -> tuple[bool, list[Path]]:

@@ -112,7 +112,8 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     return {name: _coerce(name, env[var]) for name, var in _ENV.items() if env.get(var, "") != ""}
 
 
-def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
+def from_file(path: Path, diagnostics: Diagnostics, *, model_config: bool = False) -> dict[str, Any]:
+    """A settings file's known settings (`model_config`: the raw mapping of a `_model_config` config.json)."""
     if not path.is_file():
         return {}
     try:
@@ -124,6 +125,8 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
     if not isinstance(data, dict):
         diagnostics.add("error", "settings", "settings must be a mapping", path)
         return {}
+    if model_config:
+        return dict(data)
     unknown = sorted(set(data) - _NAMES)
     if unknown:
         diagnostics.add("warning", "settings", f"unknown settings {', '.join(unknown)}", path,
@@ -141,23 +144,136 @@ def from_file(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
 def folder_layer(path: Path, diagnostics: Diagnostics) -> dict[str, Any]:
     """A settings file's values; from a folder the user has not trusted, without the settings that choose where
     requests and keys go or what runs (folder_trust.GUARDED_SETTINGS; the trust message lists them)."""
-    values = from_file(path, diagnostics)
+    return _trusted_only(path, from_file(path, diagnostics))
+
+
+def _trusted_only(path: Path, values: dict[str, Any]) -> dict[str, Any]:
     if values and not is_trusted(path):
         values = {k: v for k, v in values.items() if k not in GUARDED_SETTINGS}
     return values
 
 
 def resolve(workdir: Path, profile_dirs: list[Path], diagnostics: Diagnostics, *,
-            magic: Mapping[str, Any] | None = None, arguments: Mapping[str, Any] | None = None) -> Settings:
-    """Merge the layers, lowest first."""
+            magic: Mapping[str, Any] | None = None, arguments: Mapping[str, Any] | None = None,
+            home: Path | None = None) -> Settings:
+    """Merge the layers, lowest first; the `_model_config` plugin's config (and a chosen preset) sits between
+    the profile's settings.yaml and the environment."""
     merged: dict[str, Any] = {}
-    files = [d / "settings.yaml" for d in reversed(profile_dirs)]  # lower-priority profile folders first
-    for path in files + [workdir / ".a0proj" / "plugins" / "_model_config" / "config.json"]:
-        merged.update(folder_layer(path, diagnostics))
-    merged.update(from_env())
+    for d in reversed(profile_dirs):  # lower-priority profile folders first
+        merged.update(folder_layer(d / "settings.yaml", diagnostics))
+    config = model_config_file(workdir, profile_dirs, home)
+    if config is not None:
+        merged.update(_trusted_only(config, model_config_values(from_file(config, diagnostics, model_config=True))))
+    top = from_env()
     for layer in (magic or {}, arguments or {}):
-        merged.update({k: _coerce(k, v) for k, v in layer.items() if v is not None and k in _NAMES})
+        top.update({k: _coerce(k, v) for k, v in layer.items() if v is not None and k in _NAMES})
+    preset = top.get("preset", merged.get("preset"))
+    if preset:
+        merged.update(preset_values(str(preset), workdir, home, diagnostics))
+    merged.update(top)
     return replace(Settings(), **merged)
+
+
+# -- the `_model_config` plugin (Agent Zero's model settings) ------------------------------------------------
+MODEL_CONFIG = Path("plugins") / "_model_config"
+# Agent Zero's model slots and the a0nb settings each of their keys sets
+_SLOTS: Mapping[str, Mapping[str, str]] = MappingProxyType({
+    "chat_model": {"spec": "model", "ctx_length": "ctx_length", "api_base": "api_base", "kwargs": "model_kwargs"},
+    "utility_model": {"spec": "utility_model", "ctx_length": "utility_ctx_length", "api_base": "utility_api_base",
+                      "kwargs": "utility_model_kwargs"},
+    "embedding_model": {"spec": "embedding_model"},
+})
+_PRESET_SLOTS: Mapping[str, str] = MappingProxyType({"chat": "chat_model", "utility": "utility_model",
+                                                      "embedding": "embedding_model"})
+
+
+def model_config_file(workdir: Path, profile_dirs: list[Path], home: Path | None = None) -> Path | None:
+    """The `_model_config/config.json` that applies, chosen as a whole (Agent Zero's order): the project's
+    profile scope, the project (`.a0proj`), then each profile folder, then the user's global one."""
+    project = workdir / ".a0proj"
+    scoped = [d for d in profile_dirs if project in d.parents]
+    others = [d for d in profile_dirs if project not in d.parents]
+    from a0nb.resources import user_home
+    for d in [*scoped, project, *others, home or user_home()]:
+        path = d / MODEL_CONFIG / "config.json"
+        if path.is_file():
+            return path
+    return None
+
+
+def _slot_values(slot: str, value: Any) -> dict[str, Any]:
+    keys = _SLOTS[slot]
+    if isinstance(value, str):
+        return {keys["spec"]: value}
+    if not isinstance(value, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    name, provider = str(value.get("name") or ""), str(value.get("provider") or "")
+    if name:
+        out[keys["spec"]] = f"{provider}/{name}" if provider and not name.startswith(provider + "/") else name
+    for key, setting in keys.items():
+        if key != "spec" and value.get(key) not in (None, "", {}):
+            out[setting] = _coerce(setting, value[key])
+    return out
+
+
+def model_config_values(data: Mapping[str, Any]) -> dict[str, Any]:
+    """a0nb settings from a `_model_config` config: Agent Zero's slots (`chat_model: {provider, name,
+    ctx_length, api_base, kwargs}`, `utility_model`, `embedding_model`), `model_preset`, or a0nb's own keys."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if k in _NAMES and k not in _SLOTS:
+            try:
+                out[k] = _coerce(k, v)
+            except (ValueError, TypeError, ConfigError):
+                continue  # a wrong value here is not a model setting a0nb can use
+    for slot in _SLOTS:
+        if slot in data:
+            out.update(_slot_values(slot, data[slot]))
+    if data.get("model_preset"):
+        out["preset"] = str(data["model_preset"])
+    return out
+
+
+def preset_files(workdir: Path, home: Path | None = None) -> list[Path]:
+    """Where presets are defined, highest first: the project's `presets.yaml`, then the user's."""
+    from a0nb.resources import user_home
+    return [d / MODEL_CONFIG / "presets.yaml" for d in (workdir / ".a0proj", home or user_home())]
+
+
+def presets(workdir: Path, home: Path | None, diagnostics: Diagnostics) -> dict[str, tuple[dict[str, Any], Path]]:
+    """Every preset by name (a project's preset shadows the user's of the same name), with its file."""
+    found: dict[str, tuple[dict[str, Any], Path]] = {}
+    for path in preset_files(workdir, home):
+        if not path.is_file():
+            continue
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+            diagnostics.add("error", "settings", f"unreadable presets: {exc}", path, fix="fix the YAML list of presets")
+            continue
+        if not isinstance(data, list):
+            diagnostics.add("error", "settings", "presets.yaml must be a list of {name, chat, utility}", path)
+            continue
+        for entry in data:
+            if isinstance(entry, Mapping) and entry.get("name") and str(entry["name"]) not in found:
+                found[str(entry["name"])] = (dict(entry), path)
+    return found
+
+
+def preset_values(name: str, workdir: Path, home: Path | None, diagnostics: Diagnostics) -> dict[str, Any]:
+    known = presets(workdir, home, diagnostics)
+    if name not in known:
+        diagnostics.add("error", "settings", f"model preset {name!r} is not defined"
+                        + (f" (defined: {', '.join(sorted(known))})" if known else ""), preset_files(workdir, home)[0],
+                        fix="add it to .a0proj/plugins/_model_config/presets.yaml, or choose a defined one")
+        return {}
+    entry, path = known[name]
+    out: dict[str, Any] = {}
+    for key, slot in _PRESET_SLOTS.items():
+        if key in entry:
+            out.update(_slot_values(slot, entry[key]))
+    return _trusted_only(path, out)
 
 
 def setting_names() -> list[str]:
@@ -168,4 +284,5 @@ def env_var(name: str) -> str:
     return _ENV[name]
 
 
-__all__ = ["Settings", "resolve", "from_env", "setting_names", "env_var", "field"]
+__all__ = ["Settings", "resolve", "from_env", "setting_names", "env_var", "field", "model_config_file",
+           "model_config_values", "presets", "preset_values"]

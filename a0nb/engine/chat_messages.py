@@ -52,10 +52,19 @@ def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> 
 def common_prefix(old: Sequence[OutputItem], new: Sequence[OutputItem]) -> int:
     """How many leading items are unchanged: the same objects (a message's item is cached until it changes)
     or equal ones (summaries are rebuilt as equal items)."""
-    p, limit = 0, min(len(old), len(new))
-    while p < limit and (old[p] is new[p] or old[p] == new[p]):
-        p += 1
-    return p
+    limit = min(len(old), len(new))
+    if old.__class__ is not list or new.__class__ is not list:  # (a list never equals a tuple)
+        old, new = list(old), list(new)
+    if old[:limit] == new[:limit]:  # the usual step (list equality checks identity first, in C)
+        return limit
+    lo, hi = 0, limit  # the first differing item, by halves: each comparison runs in C
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if old[lo:mid + 1] == new[lo:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 class IncrementalMessages:

@@ -38,7 +38,7 @@ class AgentSettings:
         if self._cached is None or self._cached[0] != key:
             profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
             settings = resolve(self.hierarchy.workdir, profile_dirs, self.diagnostics, magic=self.magic,
-                               arguments=self.arguments)
+                               arguments=self.arguments, home=self.hierarchy.home)
             self._cached = (key, settings)
         return self._cached[1]
 

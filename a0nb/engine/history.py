@@ -109,7 +109,11 @@ class Topic:
     def tokens(self, counter: TokenCounter) -> int:
         if self.summary is not None:
             return counter.count(f"user: {self.summary}")
-        return sum(m.tokens(counter) for m in self.messages)
+        fn, total = counter.fn, 0
+        for m in self.messages:  # once per step over the whole history: the cached count read inline
+            cached = m._tokens
+            total += cached[1] if cached is not None and cached[0] is fn else m.tokens(counter)
+        return total
 
     def all_messages(self) -> list[Message]:
         return list(self.messages)
@@ -159,7 +163,11 @@ def _message_item(message: Message, where: str) -> OutputItem:
 def _topic_items(topic: Topic, where: str) -> list[OutputItem]:
     if topic.summary is not None:
         return [_summary_item(topic, "topic-summary", where)]
-    return [_message_item(m, where) for m in topic.messages]
+    out = []
+    for m in topic.messages:  # once per step over the whole history: the cached item read inline
+        cached = m._item
+        out.append(cached[1] if cached is not None and cached[0] == where else _message_item(m, where))
+    return out
 
 
 def _has_image(content: str | list) -> bool:

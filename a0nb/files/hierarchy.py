@@ -3,11 +3,13 @@ enabled plugins, and a cheap change check so files edited next to the notebook a
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.roots import Root, search_roots
+from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.files.trust_scan import report as report_untrusted
 from a0nb.files.plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
 from a0nb.folder_trust import remembered_file
@@ -35,6 +37,8 @@ class Hierarchy:
         self.generation = 0
         self._signature: tuple[object, ...] | None = None
         self._watch: list[str] | None = None
+        self._parents: list[int] = []  # per watched path: the index of its folder in the list, or -1
+        self._absent: list[bool] = []  # per watched path: missing, and its (old) folder's mtime will tell
         self._memo: dict[object, object] = {}
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
@@ -78,16 +82,34 @@ class Hierarchy:
 
     def _compute_signature(self) -> tuple[object, ...]:
         """One stat per watched path. A folder's mtime changes when an entry is added, removed or renamed, and
-        every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans)."""
+        every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans).
+        A path found missing under a watched folder whose mtime was already old then (outside the coarse
+        clock's reach, RACY_NS) is not stat'ed again: its appearance changes that folder's mtime; a path
+        under a missing watched folder is missing too."""
         if self._watch is None:
             self._watch = self._watch_list()
+            self._parents = _parent_indexes(self._watch)
+            self._absent = [False] * len(self._watch)
         sig: list[object] = [self.profile, os.environ.get("A0NB_TRUST")]  # trusting a folder changes what loads
+        head = len(sig)  # path i's entry is sig[head + i]
         stat = os.stat
-        for path in self._watch:
+        parents, absent = self._parents, self._absent
+        now = time.time_ns()
+        for i, path in enumerate(self._watch):
+            if absent[i]:
+                sig.append(None)
+                continue
+            parent = parents[i]
+            if parent >= 0 and sig[head + parent] is None:
+                sig.append(None)  # (not remembered: the folder may appear, and with it this path)
+                continue
             try:
                 st = stat(path)
             except OSError:
                 sig.append(None)
+                if parent >= 0:
+                    up = sig[head + parent]
+                    absent[i] = isinstance(up, tuple) and now - up[0] > RACY_NS
                 continue
             sig.append((st.st_mtime_ns, st.st_size))
         return tuple(sig)
@@ -186,6 +208,16 @@ class Hierarchy:
             mark = "" if r.path.is_dir() else "  (missing)"
             lines.append(f"{i:2d}. {r.label:<24} {r.path}{mark}")
         return "\n".join(lines)
+
+
+def _parent_indexes(paths: list[str]) -> list[int]:
+    """The index of each path's folder when that folder is watched earlier in the list (else -1)."""
+    index: dict[str, int] = {}
+    out = []
+    for i, p in enumerate(paths):
+        out.append(index.get(os.path.dirname(p), -1))
+        index.setdefault(p, i)
+    return out
 
 
 def _function_leaves(d: Path) -> Sequence[Path]:

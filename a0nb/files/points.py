@@ -51,6 +51,7 @@ POINTS: dict[str, Point] = {p.name: p for p in (
     _p("embedding_model_changed", "old new folder",
        "A memory folder's vectors were re-embedded with a new embedding model (sync).", sync=True),
     # Agent Zero's application points, fired by the notebook layer where it has their equivalent
+    _p("startup_migration", "", "`%load_ext a0nb`, before everything else: migrate the user's files. No agent."),
     _p("banners", "banners frontend_context",
        "`%load_ext a0nb` (the notebook's welcome): append dicts (title, html, type, ...) to `banners`; "
        "they are shown under the cell. No agent (None), as in Agent Zero."),

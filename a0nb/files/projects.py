@@ -253,8 +253,10 @@ class ProjectCache:
 def fingerprint(folder: Path, home: Path) -> Fingerprint:
     """(mtime_ns, size) of every file read and the mtime of every folder listed."""
     meta = folder / META
-    parts: list[Any] = [str(home)]
-    for path in (meta, meta / "project.json", meta / "variables.env", meta / "secrets.env",
+    parts: list[Any] = [str(home), _stat(meta)]
+    if parts[1] is None:  # no .a0proj/: nothing under it exists (one stat, not eight)
+        return (*parts, None, None, None, _stat(home / "secrets.env"), None)
+    for path in (meta / "project.json", meta / "variables.env", meta / "secrets.env",
                  home / "secrets.env", meta / "instructions"):
         parts.append(_stat(path))
     parts.extend(_entry_stats(meta / "instructions"))

@@ -3,6 +3,7 @@ listings behind that (cached by folder mtime, or trusted until the owner invalid
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ def prompt_dirs(roots: Iterable[Any]) -> list[PromptDir]:
     return [PromptDir(Path(r.path) / "prompts", r.label) for r in roots]
 
 
+@functools.lru_cache(maxsize=2048)  # a pure function of the string, asked on every render that is not cached
 def valid_name(name: str) -> bool:
     """A name relative to the prompt folders: not absolute, no drive, no `..`, no NUL."""
     if not name or "\x00" in name or os.path.isabs(name) or PureWindowsPath(name).anchor:

@@ -53,6 +53,7 @@ class _Ctx:
     sources: dict[tuple[Path, str], Source] = field(default_factory=dict)
     unknown: dict[str, None] = field(default_factory=dict)
     stack: list[tuple[str, Path | None]] = field(default_factory=list)
+    loaded: list[tuple[Path, Path, str, dict[str, Any]]] = field(default_factory=list)  # variables loader calls
 
 
 @dataclass
@@ -89,7 +90,8 @@ class PromptEngine:
         self._loaders = VariablesLoaders(self.diagnostics)
         self._files: dict[Path, tuple[tuple[int, int] | None, Template]] = {}
         self._texts: dict[str, Template] = {}
-        self._renders: dict[tuple[Any, ...], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], Rendered]] = {}
+        self._renders: dict[tuple[Any, ...], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], Rendered,
+                                                   tuple[tuple[Path, Path, str, dict[str, Any]], ...]]] = {}
 
     @property
     def dirs(self) -> tuple[PromptDir, ...]:
@@ -138,21 +140,27 @@ class PromptEngine:
         key = _render_key(name, kwargs)
         if key is not None:
             hit = self._renders.get(key)
-            if hit is not None and all(stat_key(p) == k for p, k in hit[0]):
+            if hit is not None and all(stat_key(p) == k for p, k in hit[0]) and self._same_vars(hit[2], agent, kwargs):
                 return hit[1]
         ctx = _Ctx(agent, kwargs)
         text = self._top(ctx, name, as_json=False)
         stripped = fence_body(text)
         rendered = self._result(ctx, stripped[0] if stripped else text)
         if key is not None:
-            self._remember(key, rendered)
+            self._remember(key, rendered, ctx.loaded)
         return rendered
 
-    def _remember(self, key: tuple[Any, ...], rendered: Rendered) -> None:
-        """Cache a render whose output depends only on its files and kwargs (no variables loader), valid
-        while every file it read keeps its (mtime, size); recently written files are never trusted."""
-        if any(s.via == "variables" for s in rendered.sources):
-            return
+    def _same_vars(self, loaded: tuple[tuple[Path, Path, str, dict[str, Any]], ...], agent: object,
+                   kwargs: dict[str, Any]) -> bool:
+        """Run a cached render's variables loaders again: the render stands only if each returns what it did."""
+        dirs = [str(d.path) for d in self.dirs] if loaded else []
+        return all(self._loaders.variables(py, md, dirs, agent, kwargs, name) == got for py, md, name, got in loaded)
+
+    def _remember(self, key: tuple[Any, ...], rendered: Rendered,
+                  loaded: list[tuple[Path, Path, str, dict[str, Any]]]) -> None:
+        """Cache a render whose output depends only on its files, its kwargs and what its variables loaders
+        returned (they run again on every lookup), valid while every file it read keeps its (mtime, size);
+        recently written files are never trusted."""
         now = time.time_ns()
         stamps = []
         for source in rendered.sources:
@@ -162,7 +170,7 @@ class PromptEngine:
             stamps.append((source.path, k))
         if len(self._renders) >= _RENDER_CACHE:
             self._renders.pop(next(iter(self._renders)))
-        self._renders[key] = (tuple(stamps), rendered)
+        self._renders[key] = (tuple(stamps), rendered, tuple(loaded))
 
     def render_text(self, text: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a string as if it were a file above every prompt folder (no variables loader)."""
@@ -359,4 +367,6 @@ class PromptEngine:
         d = dirs[found]
         path = d.path / py
         ctx.sources.setdefault((path, "variables"), Source(py, path, d.label, "variables", self._lower(ctx, py, found)))
-        return self._loaders.variables(path, md_path, [str(x.path) for x in dirs], ctx.agent, ctx.kwargs, name)
+        got = self._loaders.variables(path, md_path, [str(x.path) for x in dirs], ctx.agent, ctx.kwargs, name)
+        ctx.loaded.append((path, md_path, name, dict(got)))
+        return got

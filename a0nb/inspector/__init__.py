@@ -11,6 +11,7 @@ from a0nb.inspector.plugin_ui import ConfigForm, render_footer, render_plugin_co
 from a0nb.inspector.panels import (render_diagnostics, render_extensions, render_extras, render_history, render_paths,
                      render_prompt, render_skills, render_tools)
 from a0nb.inspector.safe_html import sanitize_html
+from a0nb.inspector.search import render_search
 from a0nb.inspector.svg import composition_chart, history_chart
 from a0nb.inspector.views import render_call, render_diff, render_turn
 from a0nb.engine.turn import Turn
@@ -21,5 +22,5 @@ __all__ = [
     "Rendering", "PathStyle", "CallDiff", "diff_calls", "render_turn", "render_call", "render_diff", "render_prompt",
     "render_extras", "render_history", "render_skills", "render_tools", "render_extensions", "render_paths",
     "render_diagnostics", "render_footer", "render_plugins", "render_plugin_config", "ConfigForm", "export_trace", "composition_chart", "history_chart", "LiveTurn", "Throttle",
-    "sanitize_html",
+    "render_search", "sanitize_html",
 ]

@@ -11,10 +11,11 @@ from typing import Any, Callable
 from a0nb.inspector import html as h
 from a0nb.inspector.base import PathStyle, Rendering
 from a0nb.inspector.panels import render_extras, render_history, render_prompt, render_skills, render_tools
+from a0nb.inspector.search import render_search
 from a0nb.inspector.throttle import DisplaySink, IPythonDisplay, Throttle
 from a0nb.inspector.views import render_call, render_diff, render_turn, step_card
 
-TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff")
+TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff", "Search")
 TAIL = 500            # streamed text shown live: the newest characters only, so each update stays small
 CAP = 2000            # per-field cap inside live step cards; the static rendering has everything
 STEP = 40_000         # every STEP characters sent during one call, the update interval grows by the base interval
@@ -53,12 +54,16 @@ class LiveTurn:
         self.tool.add_class("a0-live-tool")
         self.panes = [self._new(w.HTML, value=h.note("Open the tab to load it.")) for _ in TABS]
         self.picker = {"Diff": self._new(w.Dropdown, options=[], description="call")}
+        self.query = self._new(w.Text, placeholder="a phrase from the answer (Enter)", description="search",
+                               continuous_update=False)
+        self.query.observe(lambda change: self._open(TABS.index("Search")), names="value")
         self.calls = self._new(w.VBox)
         self.calls.add_class("a0-live-calls")
         self.panes[TABS.index("Calls")] = self.calls
         for name, dd in self.picker.items():
             dd.observe(lambda change, n=name: None if self._picking else self._open(TABS.index(n)), names="value")
-        children = [self._new(w.VBox, children=[self.picker[n], p]) if n in self.picker else p for n, p in zip(TABS, self.panes)]
+        heads = {**self.picker, "Search": self.query}
+        children = [self._new(w.VBox, children=[heads[n], p]) if n in heads else p for n, p in zip(TABS, self.panes)]
         self.tabs = self._new(w.Tab, children=children, titles=list(TABS))
         self.tabs.observe(lambda change: self._open(change["new"]), names="selected_index")
         self.drawer = self._new(w.Accordion, children=[self.tabs], titles=["Inspector"], selected_index=None)
@@ -213,6 +218,8 @@ class LiveTurn:
             "Prompt": lambda: render_prompt(self.agent), "Extras": lambda: render_extras(self.agent),
             "History": lambda: render_history(self.agent, messages_limit=60, topics_limit=40), "Skills": lambda: render_skills(self.agent),
             "Tools": lambda: render_tools(self.agent), "Diff": self._diff_view,
+            "Search": lambda: render_search(self.agent.calls, self.query.value, agent=self.agent) if self.query.value.strip()
+            else Rendering("", h.note("Type a phrase (from the answer, say) to find every part of every call holding it.")),
         }
         if name == "Calls":  # pushed as the calls complete (see _recorded)
             return

@@ -1,7 +1,7 @@
 """Agent Zero's application points, fired where a notebook has their equivalent.
 
-Agent Zero fires some points from its web server rather than from an agent: `_functions/__main__/init_a0/...`
-when the application starts, `banners` when the welcome screen asks for banners, `user_message_ui` when a
+Agent Zero fires some points from its web server rather than from an agent: `startup_migration` and
+`_functions/__main__/init_a0/...` when the application starts, `banners` when the welcome screen asks for banners, `user_message_ui` when a
 message arrives from the UI, and `job_loop` from a background tick. In a notebook, `%load_ext a0nb` is the
 start and the welcome, `%a0 ask` is the UI's message, and the end of a cell is the tick (at most once a
 minute, as Agent Zero's loop sleeps a minute between ticks). Points fired without an agent (`agent=None`,
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from a0nb.files.extensions import Extensions
     from a0nb.notebook.magics import A0Magics
 
-STARTUP = ("_functions/__main__/init_a0/start", "_functions/__main__/init_a0/end")
+STARTUP = ("startup_migration", "_functions/__main__/init_a0/start", "_functions/__main__/init_a0/end")
 JOB_LOOP_SECONDS = 60.0
 # What the welcome screen tells banner extensions about the page. a0nb serves nothing on the network: the
 # notebook's front end reaches the kernel through Jupyter (with Jupyter's own authentication), so for a0nb

@@ -213,7 +213,9 @@ def _install_inspect(shell: Any, magics: Any) -> Callable[[], None]:
             return original(oname, detail_level=detail_level, **kwargs)
         except KeyError:
             # only names that are not Python objects reach here: Python always wins
-            bundle = describe_name(magics.agent, oname)
+            bundle = describe_subcommand(oname)
+            if bundle is None:
+                bundle = describe_name(magics.agent, oname)
             if bundle is None:
                 raise
             return bundle
@@ -225,6 +227,21 @@ def _install_inspect(shell: Any, magics: Any) -> Callable[[], None]:
         if getattr(shell, "object_inspect_mime", None) is object_inspect_mime:
             del shell.object_inspect_mime
     return restore
+
+
+def describe_subcommand(name: str) -> dict[str, str] | None:
+    """Shift+Tab on `%a0 inspect` (the kernel asks about `inspect`) or on `%a0` itself: usage and summary."""
+    import html
+    from a0nb.notebook.commands import SUBCOMMANDS, help_text
+    name = name.strip().lstrip("%")
+    if name == "a0":
+        text = help_text()
+    elif name in SUBCOMMANDS:
+        sub = SUBCOMMANDS[name]
+        text = f"{sub.usage}\n\n{sub.summary}\n\n(`%a0 help` lists every subcommand)"
+    else:
+        return None
+    return {"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"}
 
 
 def describe_name(agent: Any, name: str) -> dict[str, str] | None:
@@ -246,4 +263,4 @@ def describe_name(agent: Any, name: str) -> dict[str, str] | None:
     return {"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"}
 
 
-__all__ = ["install", "complete", "describe_name", "file_paths", "MATCHER_ID"]
+__all__ = ["install", "complete", "describe_name", "describe_subcommand", "file_paths", "MATCHER_ID"]

@@ -12,6 +12,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from a0nb.atomic_io import write_text
+
 QUICKSTART = "01-quickstart"
 TIMEOUT = 300  # seconds per cell; a replayed cell takes well under one
 KERNEL = "python3"  # this environment's Python kernel: the quickstart loads a0nb itself
@@ -97,7 +99,7 @@ def export_html(nb: Any, target: Path) -> None:
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nb)
-    target.write_text(body, encoding="utf-8")
+    write_text(target, body, "demo page")
 
 
 def main(output_dir: str | Path | None = None) -> int:
@@ -116,7 +118,7 @@ def main(output_dir: str | Path | None = None) -> int:
     nb, failed = execute(paths.notebook)
     errors = shown_errors(nb) + ([f"a cell raised {failed}"] if failed else [])
     out.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, paths.executed)  # written even after an error: it shows where the run went wrong
+    write_text(paths.executed, nbformat.writes(nb), "executed notebook")  # even after an error: it shows where
     export_html(nb, paths.html)
     elapsed = time.perf_counter() - started
     if errors:

@@ -149,7 +149,8 @@ class ScriptedProvider:
         content, reasoning = "".join(partial["content"]), "".join(partial["reasoning"])
         usage = dict(reply.usage or {})
         if not usage:
-            prompt_chars = sum(len(str(m.get("content", ""))) for m in state["request"]["messages"])
+            prompt_chars = sum([len(c) if (c := m.get("content", "")).__class__ is str else len(str(c))
+                                for m in state["request"]["messages"]])
             usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4 + len(reasoning) // 4}
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         return ModelReply(content=content, reasoning=reasoning, usage=usage, cost=0.0, model=state["model"],

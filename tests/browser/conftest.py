@@ -63,6 +63,8 @@ def running_lab(tmp_path: Path, theme: str = ""):
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython"),
         "JUPYTERLAB_SETTINGS_DIR": str(home / "lab-settings"), "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HOME": str(home),
+        # the test's own folder is trusted (as `make test` trusts every folder): no folder-trust prompt
+        "A0NB_TRUST": os.pathsep.join(v for v in (os.environ.get("A0NB_TRUST"), str(work)) if v),
     })
     notify = home / "lab-settings" / "@jupyterlab" / "apputils-extension"
     notify.mkdir(parents=True)

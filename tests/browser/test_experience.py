@@ -39,6 +39,7 @@ CELLS = [
     "%config A0.approval = 'ask'\n%a0 model scripted:replies.yaml",
     "%a0 ask Count slowly, then show the token",
     "%a0 inspect",
+    "%a0 search show the token",
 ]
 
 CONTRAST = """(cells) => {
@@ -182,6 +183,14 @@ def test_live_turn_with_approval_in_a_trusted_notebook(lab: dict, browser: Any) 
     assert SECRET not in cells.nth(3).inner_text()
     charts.first.scroll_into_view_if_needed()
     _shot(page, "charts-light-trusted.png", charts.first.locator("xpath=.."))
+    # search from the answer back to the prompt: every part holding the phrase, highlighted, with its source
+    found = cells.nth(5).locator(".jp-OutputArea-output").first
+    found.scroll_into_view_if_needed()
+    found.wait_for(state="visible", timeout=30_000)
+    text = found.text_content() or ""
+    assert found.locator("mark").count() >= 2 and "show the token" in text.lower(), text[:500]
+    assert "the model's reply" in text or "history" in text
+    _shot(page, "search-answer-to-prompt.png", found)
     page.keyboard.press("Control+s")
     page.wait_for_timeout(1500)
     if not streamed:

@@ -70,6 +70,8 @@ def test_upstream_extension_sees_agent_zero_attributes_and_logs_into_the_record(
     assert agent.data["seen"] == 2 and agent.data["who"] == "A0/0/Default"
     assert agent.data["tool_names"] == ["echo", "response"]  # bare names (not "echo:loud"), as upstream
     assert any("log warning: watch careful with the probe" in d for d in agent.calls[0].diagnostics)
+    from a0nb.inspector import render_call  # the live view's call card and %a0 inspect show the record
+    assert "log warning: watch careful with the probe" in render_call(agent.calls[0], agent=agent).html
     result = [m.content for m in agent.history.messages() if m.kind == "tool_result"][0]
     assert result == {"tool_name": "echo", "tool_result": "echo hi via echo"}
     assert "echo hi via echo" in str(agent.calls[1].messages)

@@ -613,6 +613,44 @@ def test_warm_render_parses_nothing(engine: PromptEngine, hi: Path, lo: Path, mo
     assert calls == []
 
 
+COUNTING_PY = """
+from a0nb.files.prompts import VariablesPlugin
+CALLS = []
+
+class Vars(VariablesPlugin):
+    def get_variables(self, file, backup_dirs=None, **kwargs):
+        agent = kwargs["_agent"]
+        CALLS.append(file)
+        return {"who": agent["who"]}
+"""
+
+
+def test_render_with_a_loader_is_reused_while_the_loader_returns_the_same(engine: PromptEngine, lo: Path) -> None:
+    write(lo / "w.md", 'hello {{who}}{{ include "inc.md" }}')
+    write(lo / "inc.md", "{{if who == 'b'}}!{{endif}}")
+    write(lo / "w.py", COUNTING_PY)
+    write(lo / "inc.py", COUNTING_PY)  # the included file has its own loader
+    age(lo)
+    state = {"who": "a"}
+    first = engine.render("w.md", agent=state)
+    assert first.text == "hello a" and any(s.via == "variables" for s in first.sources)
+    again = engine.render("w.md", agent=state)
+    assert again is first  # the loader ran again, returned the same: the render stands
+    state["who"] = "b"  # what the loader reads changed: rendered anew, the include's condition too
+    changed = engine.render("w.md", agent=state)
+    assert changed.text == "hello b!" and changed.sources == first.sources
+    assert engine.render("w.md", agent={"who": "a"}).text == "hello a"
+
+
+def test_a_loader_edit_is_seen_by_a_cached_render(engine: PromptEngine, lo: Path) -> None:
+    write(lo / "v.md", "{{v}}")
+    write(lo / "v.py", vars_py("{'v': 'one'}"))
+    age(lo)
+    assert engine.render("v.md").text == "one"
+    write(lo / "v.py", vars_py("{'v': 'two!'}"))
+    assert engine.render("v.md").text == "two!"
+
+
 # ---- property: arbitrary text never breaks the engine -------------------------------------------
 
 PIECES = st.sampled_from([

@@ -83,11 +83,12 @@ def _load(folder: Path) -> Iterator[InteractiveShell]:
 def test_load_ext_fires_start_up_and_shows_banners_highest_priority_first(folder: Path) -> None:
     _put(folder, "extensions/banners/_10_welcome.py", BANNER)
     _put(folder, "extensions/_functions/__main__/init_a0/end/_10_started.py", STARTED)
+    _put(folder, "extensions/startup_migration/_10_migrate.py", STARTED.replace("init_a0 end", "migrated"))
     for shell in _load(folder):
         texts = [o["data"].get("text/plain", "") for o in shell.display_pub.outputs]
         assert texts[:2] == ["a0 info: Hello: first", "a0 warning: Low disk: Only 2 GB left on localhost"]
         assert "<b>2 GB</b>" in shell.display_pub.outputs[1]["data"]["text/html"]
-        assert (folder / "started.txt").read_text() == "init_a0 end\n"
+        assert (folder / "started.txt").read_text() == "migrated\ninit_a0 end\n"
         assert shell.magics_manager.registry["A0Magics"]._agent is None  # no agent was built for it
 
 

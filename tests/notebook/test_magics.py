@@ -599,3 +599,12 @@ def test_split_options_keeps_the_text_raw() -> None:
 def test_interpolate_is_conservative() -> None:
     ns = {"a": 1, "obj": type("O", (), {"x": "X"})()}
     assert interpolate("{a} {b} {obj.x} {obj.y} {} {{a}} {'k': 1}", ns) == "1 {b} X {obj.y} {} {1} {'k': 1}"
+
+
+def test_shift_tab_on_a_subcommand_shows_its_usage(shell: InteractiveShell) -> None:
+    """The kernel's inspect_request: the token at the cursor, then object_inspect_mime (as ipykernel does)."""
+    from IPython.utils.tokenutil import token_at_cursor
+    bundle = shell.object_inspect_mime(token_at_cursor("%a0 inspect 3", 8))
+    assert bundle["text/plain"].startswith("%a0 inspect [N] [--diff M]") and "show model call N" in bundle["text/plain"]
+    assert "%a0 search PHRASE" in shell.object_inspect_mime(token_at_cursor("%a0 search foo", 6))["text/plain"]
+    assert "a0nb — Agent Zero in the notebook." in shell.object_inspect_mime(token_at_cursor("%a0 ask hi", 2))["text/plain"]

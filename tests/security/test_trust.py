@@ -179,3 +179,18 @@ def test_jupyterlab_prompt_trusts_on_click_in_a_real_kernel(untrusted: tuple[Pat
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_the_built_in_trusted_folders_are_resolved_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(issue 23) every loader import asks is_trusted: the bundled, package and site folders are not resolved again."""
+    import sysconfig
+
+    from a0nb import folder_trust
+    home = tmp_path / "home-once"
+    home.mkdir()
+    first = folder_trust.always_trusted(home)
+    calls: list[int] = []
+    real = sysconfig.get_paths
+    monkeypatch.setattr(sysconfig, "get_paths", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert folder_trust.always_trusted(home) == first and calls == []
+    assert folder_trust._real(home) in first

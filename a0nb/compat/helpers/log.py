@@ -1,6 +1,7 @@
 """Agent Zero's `helpers.log`: the context's log of items (agent steps, tools, warnings, errors) that
-upstream extensions and tools write to. Items are kept on the context (`context.log.logs`), and each new
-item or update is reported to the a0nb agent as tool progress, so displays subscribed to it see them."""
+upstream extensions and tools write to. Items are kept on the context (`context.log.logs`); every new or
+updated item is reported to the context, which puts warnings, errors, hints and infos into the record of
+the model call they happened during (the live view's call card and `%a0 inspect` show them)."""
 from __future__ import annotations
 
 import uuid

@@ -50,7 +50,8 @@ class Sub:
 SUBCOMMANDS: dict[str, Sub] = {
     "ask": Sub("%a0 ask [-f FORMAT] [--model SPEC] [--profile NAME] [--no-history] [-o NAME] [-i] TEXT",
                "send a message to the agent (or write a %%a0 cell)", "ask:ask_line"),
-    "model": Sub("%a0 model [SPEC]", "show or set the chat model (litellm id, scripted:FILE, replay:FILE)",
+    "model": Sub("%a0 model [SPEC | preset [NAME|none]]",
+                 "show or set the chat model (litellm id, scripted:FILE, replay:FILE), or a _model_config preset",
                  "settings:model"),
     "utility": Sub("%a0 utility [SPEC]", "show or set the utility model (summaries, compaction)", "settings:utility"),
     "profile": Sub("%a0 profile [NAME]", "list profiles, or switch to one", "settings:profile"),
@@ -58,6 +59,8 @@ SUBCOMMANDS: dict[str, Sub] = {
     "inspect": Sub("%a0 inspect [N] [--diff M] [--export PATH]",
                    "show model call N (default: the last), diff it with call M, or export the trace",
                    "inspect:inspect"),
+    "search": Sub("%a0 search PHRASE", "every part of every call (and reply) holding PHRASE, with its source file",
+                  "inspect:search"),
     "prompt": Sub("%a0 prompt", "the system prompt, section by section, with where each part came from",
                   view="render_prompt"),
     "extras": Sub("%a0 extras", "the extras (temporary and persistent) of the last call", view="render_extras"),

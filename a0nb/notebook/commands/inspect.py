@@ -1,4 +1,5 @@
-"""`%a0 inspect [N] [--diff M] [--export PATH]`: one model call, the diff of two, or the whole trace."""
+"""`%a0 inspect [N] [--diff M] [--export PATH]`: one model call, the diff of two, or the whole trace; and
+`%a0 search PHRASE`: where in the calls' parts a phrase (say, from an answer) came from."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,6 +37,17 @@ def inspect(host: Host, rest: str) -> None:
         host.out.publish(render("render_diff", call(agent, opts.diff), record))
     else:
         host.out.publish(render("render_call", record))
+
+
+def search(host: Host, rest: str) -> None:
+    phrase = rest.strip().strip("\"'")
+    if not phrase:
+        raise UsageError("%a0 search needs a phrase, e.g. %a0 search current date")
+    agent = host.agent
+    if not agent.calls:
+        host.out.note("a0: no model calls yet (run %a0 ask first)")
+        return
+    host.out.publish(render("render_search", agent.calls, phrase))
 
 
 def call(agent: Agent, n: int | None) -> CallRecord:

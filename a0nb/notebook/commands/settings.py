@@ -1,9 +1,12 @@
 """`%a0 model`, `utility`, `profile`, `reset`, `chat`: settings of the notebook's agent."""
 from __future__ import annotations
 
+from typing import Any
+
 from IPython.core.error import UsageError
 
 from a0nb.notebook.commands import Host
+from a0nb.settings import model_config_file, presets
 
 
 def model(host: Host, rest: str) -> None:
@@ -15,6 +18,8 @@ def utility(host: Host, rest: str) -> None:
 
 
 def _model(host: Host, trait: str, role: str, rest: str) -> None:
+    if role == "chat" and (rest == "preset" or rest.startswith("preset ")):
+        return _preset(host, rest[len("preset"):].strip())
     if rest:
         setattr(host.options, trait, rest)
         if trait == "model":
@@ -23,7 +28,35 @@ def _model(host: Host, trait: str, role: str, rest: str) -> None:
     spec = agent.model_spec(role)
     if rest and role == "chat":
         agent._warm()  # a real model: its library imports in the background while the user types
-    host.out.note(f"{role} model: {spec or '(none configured)'}")
+    host.out.note(f"{role} model: {spec or '(none configured)'}{_source(agent)}")
+
+
+def _source(agent: Any) -> str:
+    """Where the model settings come from, when the `_model_config` plugin gives them."""
+    preset = agent.settings.preset
+    if preset:
+        found = presets(agent.workdir, agent.hierarchy.home, agent.diagnostics).get(preset)
+        return f" (preset {preset}" + (f", {found[1]})" if found else ": not defined)")
+    config = model_config_file(agent.workdir, [p for r, p in agent.hierarchy.dirs() if r.kind.endswith("profile")],
+                               agent.hierarchy.home)
+    return f" (_model_config: {config})" if config is not None else ""
+
+
+def _preset(host: Host, name: str) -> None:
+    """`%a0 model preset [NAME|none]`: list the `_model_config` presets, or choose one for this notebook."""
+    agent = host.agent
+    known = presets(agent.workdir, agent.hierarchy.home, agent.diagnostics)
+    if name:
+        if name != "none" and name not in known:
+            raise UsageError(f"no model preset {name!r}; defined: {', '.join(sorted(known)) or 'none'} "
+                             "(in .a0proj/plugins/_model_config/presets.yaml or the user's)")
+        host.options.preset = None if name == "none" else name
+        host.live_spec = None
+        agent = host.agent
+    active = agent.settings.preset
+    lines = [f"{'*' if n == active else ' '} {n:<14} {path}" for n, (_entry, path) in sorted(known.items())]
+    host.out.note("model presets (* = active):\n" + ("\n".join(lines) or "  (none defined)")
+                  + f"\nchat model: {agent.model_spec('chat') or '(none configured)'}{_source(agent)}")
 
 
 def profile(host: Host, rest: str) -> None:

@@ -28,3 +28,9 @@ def get_utility_model_config(agent: Any = None) -> dict[str, Any]:
 
 def is_chat_override_allowed(agent: Any = None) -> bool:
     return False
+
+
+def get_effective_preset_name(agent: Any = None) -> str:
+    """The chosen `_model_config` preset (a0nb's setting `preset`: config.json `model_preset`, `%a0 model preset`)."""
+    engine = getattr(agent, "_engine", agent)
+    return str(getattr(engine.settings, "preset", "") or "") if engine is not None else ""

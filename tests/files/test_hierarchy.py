@@ -1,0 +1,70 @@
+"""The hierarchy's change check: a step costs a stat per watched path that exists, missing paths under an
+old watched folder are left to that folder's mtime, and every addition is still seen at the next refresh."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from a0nb.files.hierarchy import Hierarchy
+
+
+def _age(*paths: Path, seconds: float = 60) -> None:
+    old = time.time() - seconds
+    for p in paths:
+        os.utime(p, (old, old))
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Path:
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    return folder
+
+
+def _stats(h: Hierarchy) -> int:
+    real = os.stat
+    with mock.patch("os.stat", side_effect=real) as counted:
+        assert h.refresh() is False
+    return counted.call_count
+
+
+def test_missing_paths_under_an_old_folder_are_not_stated_every_step(nb: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    _age(nb, home)
+    h = Hierarchy(nb, home=home, entry_points=False)
+    watched = len(h._watch or [])
+    assert _stats(h) < watched // 2 and watched > 20
+    (tmp_path / "young").mkdir()
+    young = Hierarchy(tmp_path / "young", home=home, entry_points=False)  # just made: its children are stat'ed
+    assert _stats(young) > _stats(h)
+
+
+@pytest.mark.parametrize("sub", ["tools", "extensions/system_prompt", "prompts", "plugins", ".a0proj"])
+def test_a_folder_added_under_an_old_folder_is_seen_at_the_next_refresh(nb: Path, tmp_path: Path, sub: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    _age(nb, home)
+    h = Hierarchy(nb, home=home, entry_points=False)
+    h.refresh()
+    h.refresh()
+    generation = h.generation
+    (nb / sub).mkdir(parents=True)
+    assert h.refresh() is True and h.generation == generation + 1
+    (nb / sub / "inner").mkdir()
+    assert h.refresh() is True  # the new folder itself is young: watched by its own stat, not trusted yet
+
+
+def test_a_folder_added_under_a_young_folder_is_seen(nb: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    h = Hierarchy(nb, home=home, entry_points=False)  # nb was just made: its mtime is not trusted
+    h.refresh()
+    before = os.stat(nb)
+    (nb / "tools").mkdir()
+    os.utime(nb, ns=(before.st_atime_ns, before.st_mtime_ns))  # as if within the same clock tick
+    assert h.refresh() is True
