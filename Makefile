@@ -14,7 +14,7 @@ TRUST_SELF := A0NB_TRUST='*'
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp]'
+	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -59,14 +59,22 @@ def __getattr__(name: str) -> Any:
 
 def _wire_turn_display() -> None:
     """The package root wires the layers: a Turn displays through the inspector (loaded on first display)."""
+    from a0nb.engine.batch.result import MapResult
     from a0nb.engine.turn import Turn
     if Turn.display is None:
         Turn.display = _render_turn
+    if MapResult.display is None:
+        MapResult.display = _render_map
 
 
 def _render_turn(turn: Any) -> Any:
     from a0nb.inspector import render_turn
     return render_turn(turn)
+
+
+def _render_map(result: Any) -> Any:
+    from a0nb.inspector import render_map
+    return render_map(result)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -231,15 +231,16 @@ def sec_loop(ctx: Ctx) -> None:
         rounds = ctx.plan.loop_rounds * (3 if n < 10_000 and not ctx.plan.quick else 1)
         res = interleave(rounds, variants)
         a = res["a0nb"]
-        row = Row(f"loop.step.{n}", f"framework overhead per loop step, {n:,} history messages", "ms", stats(a),
-                  goal="≤ 0.5× smolagents")
+        limit = 1.0 if n < 200 else 0.5  # issue 23: at most smolagents' cost on short histories, half from 200 up
+        row = Row(f"loop.step.{n}", f"framework overhead per loop step, {n:,} history messages (CPU time)", "ms",
+                  stats(a), goal=f"≤ {limit:g}× smolagents")
         absolute = {200: 2.0, 1_000: 10.0}.get(n)
         if absolute:
             row.goal += f" and ≤ {absolute:g} ms"
         if smol:
             row.peer_value, row.ratio = stats(res["smol"]), stats(pairwise_ratios(a, res["smol"]))
             assert row.ratio is not None
-            row.holds = row.ratio.median <= 0.5 and (absolute is None or statistics.median(a) <= absolute)
+            row.holds = row.ratio.median <= limit and (absolute is None or statistics.median(a) <= absolute)
         elif absolute:
             row.holds = None
         ctx.report.add(peer_row(ctx, row, SMOL, "smolagents"), a0nb=a, peer=res.get("smol", []))

@@ -49,7 +49,7 @@ def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> 
     return result
 
 
-def common_prefix(old: Sequence[OutputItem], new: Sequence[OutputItem]) -> int:
+def common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
     """How many leading items are unchanged: the same objects (a message's item is cached until it changes)
     or equal ones (summaries are rebuilt as equal items)."""
     limit = min(len(old), len(new))

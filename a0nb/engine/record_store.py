@@ -10,6 +10,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from a0nb.engine.chat_messages import common_prefix
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import A0Error
 
@@ -26,12 +27,11 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
         return
     old, new = previous.messages, record.messages
     n = min(len(old), len(new))
-    if n > 1 and old[1:n] == new[1:n]:  # the usual step: only the system message and the tail may differ
-        new[1:n] = old[1:n]
-    else:
-        for i in range(1, n):
-            if old[i] is not new[i] and old[i] == new[i]:
-                new[i] = old[i]
+    equal = common_prefix(old[1:n], new[1:n]) + 1  # (list comparisons in C; the system message is index 0)
+    new[1:equal] = old[1:equal]
+    for i in range(equal, n):  # after the first change (a merged last message): only the few left
+        if old[i] is not new[i] and old[i] == new[i]:
+            new[i] = old[i]
     if n and old[0] is not new[0] and old[0] == new[0]:
         new[0] = old[0]
     by_key = {p.key: p for p in previous.parts if p.kind in ("system", "extras")}

@@ -53,7 +53,8 @@ class AliasScope:
         self._before: set[str] = set()
 
     def __enter__(self) -> "AliasScope":
-        self._before = {n for n in sys.modules if n.partition(".")[0] in self.finder.aliases}
+        # list(): a snapshot, as other threads (agents of one batch, warm-ups) import while this one loads
+        self._before = {n for n in list(sys.modules) if n.partition(".")[0] in self.finder.aliases}
         if self.finder not in sys.meta_path:
             sys.meta_path.append(self.finder)
             self._added = True
@@ -66,7 +67,7 @@ class AliasScope:
             except ValueError:
                 pass
             self._added = False
-        for name in [n for n in sys.modules if n.partition(".")[0] in self.finder.aliases]:
+        for name in [n for n in list(sys.modules) if n.partition(".")[0] in self.finder.aliases]:
             if name not in self._before and self.finder.target(name) is not None \
                     and sys.modules[name] is sys.modules.get(self.finder.target(name) or ""):
                 del sys.modules[name]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,11 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import is_trusted
 from a0nb.files.imports import Redirector
 from a0nb.files.import_aliases import AliasFinder, AliasScope
+
+
+# sys.modules and the import hooks a load installs are process-wide: agents on several threads (Agent.map)
+# load their files one at a time (re-entrant: a file being loaded may load another)
+_IMPORTING = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,10 @@ class ModuleLoader:
         return module
 
     def _import(self, path: Path, module_name: str, area: str) -> ModuleType | None:
+        with _IMPORTING:
+            return self._import_locked(path, module_name, area)
+
+    def _import_locked(self, path: Path, module_name: str, area: str) -> ModuleType | None:
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             self.diagnostics.add("error", area, "cannot be imported as a Python module", path)

@@ -4,6 +4,7 @@ light fallbacks, so the light and dark themes both read."""
 from __future__ import annotations
 
 import html as _html
+import re
 from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
@@ -142,9 +143,14 @@ def note(text: str) -> str:
 
 
 def banner(text: str, kind: str = "error") -> str:
+    """An error or warning line; `backticked` spans (commands, settings) show as code, not as raw backticks."""
     bg, fg = ROLE_COLOURS.get(kind, ROLE_COLOURS["error"])
+    body = _TICKS.sub(r"<code>\1</code>", esc(text))
     return (f'<div style="background:{bg};color:{fg};border:1px solid {fg}55;border-radius:6px;padding:6px 10px;'
-            f'margin:6px 0;white-space:pre-wrap">{esc(text)}</div>')
+            f'margin:6px 0;white-space:pre-wrap">{body}</div>')
+
+
+_TICKS = re.compile(r"`([^`\n]+)`")
 
 
 def heading(text: str) -> str:

@@ -95,3 +95,13 @@ def test_rendering_is_a_display_tuple() -> None:
     assert data == {"text/plain": "t", "text/html": "<p>t</p>"} and meta == {"a0": {"latency": 1.5}}
     assert str(r) == "t" and repr(r) == "t" and r.bundle() == (data, meta)
     assert SimpleNamespace(r=r).r.meta["latency"] == 1.5
+
+
+def test_backticked_spans_in_errors_render_as_code_not_raw_backticks() -> None:
+    from a0nb.inspector import html as h
+    from a0nb.notebook.magic_output import error_bundle
+    from a0nb.errors import ConfigError
+    assert "<code>%a0 model x</code>" in h.banner("set `%a0 model x` first") and "`" not in h.banner("set `x` first")
+    data, _ = error_bundle(ConfigError("no model: use `%a0 model openai/gpt-4o-mini` or `A0NB_MODEL`"))
+    assert data["text/html"].count("<code>") == 2 and "`" not in data["text/html"]
+    assert "`%a0 model openai/gpt-4o-mini`" in data["text/plain"]  # the plain text keeps them (it is plain)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import importlib
 import os
+import socket
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ INSTALL = "executor='ray' needs Ray: pip install 'a0nb[ray]' (or pip install ray
 EXCLUDES = [".git", ".venv", "venv", "__pycache__", ".ipynb_checkpoints", "*.pyc", ".mypy_cache",
             ".pytest_cache", "node_modules"]
 LOCAL_CPUS = 2
+PROBE_TIMEOUT = 5.0
+# workers start when the first task needs them, not all at once with the node: Ray's raylet gives its dashboard
+# agent a fixed 15 s to start (ray-project/ray#65983), and on two busy cores every process importing Ray at
+# that moment counts
+QUIET_START = {"enable_worker_prestart": False, "prestart_worker_first_driver": False}
 
 
 def _ray() -> Any:
@@ -36,15 +42,31 @@ def connect(ray: Any, address: str | None, num_cpus: int | None) -> None:
         return
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR",
                               "configure_logging": True}
-    if address is None:
-        kwargs["num_cpus"] = num_cpus or LOCAL_CPUS
+    if address not in (None, "auto", "local"):
+        _probe(str(address))
+    if address is None:  # a local Ray: on the loopback interface only
+        kwargs.update(num_cpus=num_cpus or LOCAL_CPUS, _node_ip_address="127.0.0.1", _system_config=QUIET_START)
     try:
         ray.init(address=address, **kwargs)
-    except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - Ray raises plain Exception for a node that did not start
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise ConfigError(f"map(executor='ray'): could not start or reach {where}: {type(exc).__name__}: {exc}. "
                           "Check the address (ray://host:10001 or host:6379) and that `ray status` works there, "
                           "or leave address= out to start a local Ray") from None
+
+
+def _probe(address: str, timeout: float = PROBE_TIMEOUT) -> None:
+    """Ray retries an unreachable address for minutes; a plain connect says within seconds."""
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"map(executor='ray'): address {address!r} is not host:port (for example 10.0.0.5:6379 or "
+                          "ray://10.0.0.5:10001)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConfigError(f"map(executor='ray'): could not reach the Ray cluster at {address!r} ({exc}). Check the "
+                          "address and that `ray status` works there, or leave address= out to start a local Ray") from None
 
 
 def _trusted(workdir: str, home: str | None) -> bool:

@@ -124,15 +124,52 @@ class MemoryStore:
         model = stored.get("model")
         if model is not None and model != self.embedder.name:
             self._reembed(model)
-        rows = db.execute("SELECT id, area, text, meta, vec FROM memories").fetchall()
-        dim = self.embedder.dim or (len(array("f", rows[0][4])) if rows else 0)
+        rows = self._readable(db.execute("SELECT id, area, text, meta, vec FROM memories").fetchall())
+        dim = self.embedder.dim or (len(rows[0][4]) if rows else 0)
         index = make_index(dim, self.backend)
-        self._rows = {r[0]: Memory(r[0], r[1], r[2], json.loads(r[3])) for r in rows}
+        self._rows = {r[0]: Memory(r[0], r[1], r[2], r[3]) for r in rows}
         if rows:
-            index.add([r[0] for r in rows], [array("f", r[4]) for r in rows])
+            index.add([r[0] for r in rows], [r[4] for r in rows])
         if model is None:
             self._set_info()
         return index
+
+    def _readable(self, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, str, dict[str, Any], array]]:
+        """Rows with their metadata and vector decoded; a row whose vector or metadata cannot be read (a torn
+        write, a foreign tool) is re-embedded from its text, which with its id and area is all a memory needs."""
+        out, bad = [], []
+        for r in rows:
+            try:
+                meta, vec = json.loads(r[3]), array("f", r[4])
+            except (ValueError, TypeError):
+                bad.append(r)
+                continue
+            if not isinstance(meta, dict):
+                bad.append(r)
+                continue
+            out.append((r[0], r[1], r[2], meta, vec))
+        lengths = [len(r[4]) for r in out]
+        dim = self.embedder.dim or (max(set(lengths), key=lengths.count) if lengths else 0)
+        bad += [(i, a, t, json.dumps(m), v.tobytes()) for i, a, t, m, v in out if len(v) != dim]
+        out = [r for r in out if len(r[4]) == dim]
+        if not bad:
+            return out
+        vectors = self.embedder.embed([str(r[2]) for r in bad])
+        fixed = []
+        for r, v in zip(bad, vectors):
+            try:
+                meta = json.loads(r[3])
+            except (ValueError, TypeError):
+                meta = None
+            meta = {**(meta if isinstance(meta, dict) else {}), "id": r[0], "area": r[1]}
+            fixed.append((str(r[0]), str(r[1]), str(r[2]), meta, array("f", v)))
+        self.db.executemany("UPDATE memories SET meta = ?, vec = ? WHERE id = ?",
+                            [(json.dumps(m, ensure_ascii=False, default=str), v.tobytes(), i) for i, _, _, m, v in fixed])
+        self.db.commit()
+        self.diagnostics.add("warning", "memory", f"{len(fixed)} memories had an unreadable vector or metadata "
+                             f"({', '.join(r[0] for r in fixed[:5])}{' ...' if len(fixed) > 5 else ''}); they were "
+                             "re-embedded from their text, nothing was dropped", self.path)
+        return out + fixed
 
     def _set_info(self) -> None:
         self.db.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)",

@@ -84,6 +84,9 @@ SUBCOMMANDS: dict[str, Sub] = {
     "mcp": Sub("%a0 mcp [start|stop]", "MCP servers: state, tools, errors (they start lazily)", "memory:mcp"),
     "trust": Sub("%a0 trust [PATH]", "trust a folder (default: this notebook's) to run its code and model settings",
                  "trust:trust"),
+    "map": Sub('%a0 map [-c N] [--executor threads|ray] [--address ADDR] [-o NAME] VAR "TEMPLATE {item}"',
+               "ask once per item of VAR, each by a fresh agent; a summary with every item's turn",
+               "batch:map_line"),
     "help": Sub("%a0 help", "this help", "views:help"),
 }
 

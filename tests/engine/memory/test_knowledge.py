@@ -59,6 +59,21 @@ def test_bad_files_are_reported_and_skipped(tmp_path: Path) -> None:
         assert "unreadable" in messages["locked.md"]
 
 
+def test_a_file_even_root_cannot_read_is_reported(tmp_path: Path) -> None:
+    """/proc/self/mem is a regular file that fails with EIO when read from offset 0, for root too."""
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("no /proc")
+    kn = tmp_path / "knowledge"
+    kn.mkdir()
+    (kn / "ok.md").write_text("fine")
+    (kn / "memdump.txt").symlink_to("/proc/self/mem")
+    store, diags = MemoryStore(tmp_path / "mem", HashEmbedder()), Diagnostics()
+    report = import_knowledge(store, [(kn, "knowledge")], diags)
+    assert report.added == ["knowledge/ok.md"]
+    [d] = diags.of("memory")
+    assert Path(d.path).name == "memdump.txt" and "knowledge file unreadable" in d.message
+
+
 def test_chunking() -> None:
     text = "\n\n".join(f"paragraph {i} " + "word " * 50 for i in range(30))
     chunks = chunk_text(text, 600)

@@ -142,3 +142,24 @@ def test_embedding_model_change_fires_the_point_and_reindexes(nb: Path) -> None:
                              seen.append((old, new)))
     assert "Attic" in _results(agent.ask("what is the backup disk called?"))[0]
     assert seen == [("hash-256", "hash-512")]
+
+
+def test_a_corrupt_project_memory_is_rebuilt_from_the_knowledge_files(nb: Path) -> None:
+    """The project's database is garbage: it is set aside (kept), a new one is filled from the knowledge files,
+    recall works in the same ask, a diagnostic says what happened, and the global memory is untouched."""
+    Agent(nb, model=[tool_reply("memory_save", text="global note about otters"), answer("ok")], settings=HASH).ask("s")
+    proj = nb / "proj"
+    (proj / ".a0proj" / "knowledge").mkdir(parents=True)
+    (proj / ".a0proj" / "project.json").write_text(json.dumps({"title": "P", "memory": "own"}))
+    (proj / ".a0proj" / "knowledge" / "ports.md").write_text("The staging database listens on port 6543.")
+    (proj / ".a0proj" / "memory").mkdir()
+    (proj / ".a0proj" / "memory" / "memory.sqlite").write_bytes(b"garbage, not a database " * 50)
+    agent = Agent(proj, model=[answer("6543")], settings={**HASH, "memory_recall_threshold": 0.1})
+    turn = agent.ask("which port does the staging database listen on?")
+    recalled = [p.text for p in turn.calls[0].parts if p.label == "extras: memories"]
+    assert recalled and "source .a0proj/knowledge/ports.md" in recalled[0] and "6543" in recalled[0]
+    [diag] = [d for d in agent.diagnostics if d.area == "memory" and "unreadable" in d.message]
+    assert "memory.sqlite.corrupt-1" in diag.message and "knowledge files are imported again" in diag.message
+    assert (proj / ".a0proj" / "memory" / "memory.sqlite.corrupt-1").read_bytes().startswith(b"garbage")
+    home = Agent(nb, model=[tool_reply("memory_load", query="otters", threshold=0.2), answer("ok")], settings=HASH)
+    assert "otters" in _results(home.ask("l"))[0]

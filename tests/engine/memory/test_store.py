@@ -105,3 +105,27 @@ def test_offline_minilm_is_semantic(tmp_path: Path) -> None:
     [pet] = store.search("name of their kitten", limit=1, threshold=0.3)
     assert pet.text == FACTS[3]
     assert make_embedder("local").name == "all-MiniLM-L6-v2-int8"
+
+
+def test_unreadable_rows_are_reembedded_from_their_text(tmp_path: Path) -> None:
+    """A torn vector, a vector of the wrong size and metadata that is not JSON: the index is rebuilt from the
+    memories' text with a diagnostic, and every memory (text, id, area) is still there and found."""
+    import sqlite3
+    ids = MemoryStore(tmp_path, HashEmbedder()).insert(FACTS, "main", [{"topic": t} for t in "abcd"])
+    db = sqlite3.connect(str(tmp_path / "memory.sqlite"))
+    db.execute("UPDATE memories SET vec = ? WHERE id = ?", (b"\x00\x01\x02", ids[0]))
+    db.execute("UPDATE memories SET vec = ? WHERE id = ?", (b"\x00" * 16, ids[1]))
+    db.execute("UPDATE memories SET meta = ? WHERE id = ?", ("{not json", ids[3]))
+    db.commit()
+    db.close()
+    diags = Diagnostics()
+    store = MemoryStore(tmp_path, HashEmbedder(), diags)
+    assert sorted(m.id for m in store.all()) == sorted(ids)
+    assert store.search("what does the user like to drink", limit=1)[0].id == ids[0]
+    assert store.search("the cat is called", limit=1)[0].id == ids[3]
+    assert store.get(ids[2]).meta["topic"] == "c" and store.get(ids[3]).meta == {"id": ids[3], "area": "main"}
+    [d] = diags.of("memory")
+    assert "3 memories had an unreadable vector or metadata" in d.message and "nothing was dropped" in d.message
+    store.close()
+    again = Diagnostics()
+    assert len(MemoryStore(tmp_path, HashEmbedder(), again)) == 4 and not list(again)  # repaired on disk
