@@ -48,7 +48,7 @@ class Agent:
     def __init__(self, workdir: str | Path = ".", model: str | Sequence[Any] | None = None, *,
                  utility_model: str | None = None, profile: str = "default",
                  namespace: dict[str, Any] | None = None, home: str | Path | None = None,
-                 settings: dict[str, Any] | None = None, entry_points: bool = True,
+                 settings: dict[str, Any] | None = None, mcp_servers: Any = None, entry_points: bool = True,
                  _superior: "Agent | None" = None, _shared: Shared | None = None) -> None:
         workdir = Path(workdir).resolve()
         if not workdir.is_dir():
@@ -69,7 +69,8 @@ class Agent:
         self.project_state = ProjectState(self.diagnostics, self.shared.home)
         self.config = AgentSettings(self.hierarchy, self.diagnostics, self.shared.magic_settings,
                                     {"model": model if isinstance(model, str) else None,
-                                     "utility_model": utility_model, **(settings or {})})
+                                     "utility_model": utility_model, **(settings or {}),
+                                     **({"mcp_servers": mcp_servers} if mcp_servers is not None else {})})
         self.models = ModelCalls(self)
         self.models.model_list = None if model is None or isinstance(model, str) else list(model)
         self.history = History()

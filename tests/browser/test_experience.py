@@ -6,10 +6,11 @@
    only the decisions and shows its charts;
 2. the saved notebook opened untrusted, in the light and then the dark theme: every chart is a visible image,
    and the Parts table's text passes a WCAG contrast check against the background it is drawn on.
-Screenshots go to docs/screenshots/ (small PNGs) and test-artifacts/browser/."""
+Screenshots go to test-artifacts/browser/, and to docs/screenshots/ with A0NB_UPDATE_SCREENSHOTS=1."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -65,12 +66,18 @@ def _write(folder: Path) -> Path:
     return folder / "experience.ipynb"
 
 
+def _publish(name: str) -> None:
+    """Copy a screenshot into docs/ only when asked (A0NB_UPDATE_SCREENSHOTS=1): a test run leaves the tree clean."""
+    if os.environ.get("A0NB_UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ARTIFACTS / name, DOCS / name)
+
+
 def _shot(page: Any, name: str, locator: Any = None) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    DOCS.mkdir(parents=True, exist_ok=True)
     target = locator if locator is not None else page
     target.screenshot(path=str(ARTIFACTS / name))
-    shutil.copy(ARTIFACTS / name, DOCS / name)
+    _publish(name)
 
 
 def _open(page: Any, lab: dict, name: str) -> None:
@@ -233,6 +240,6 @@ def test_saved_notebook_untrusted(lab: dict, browser: Any, theme: str) -> None:
         assert box is not None
         page.screenshot(path=str(ARTIFACTS / f"parts-table-untrusted-{theme}.png"),
                         clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": min(box["height"], 360)})
-        shutil.copy(ARTIFACTS / f"parts-table-untrusted-{theme}.png", DOCS / f"parts-table-untrusted-{theme}.png")
+        _publish(f"parts-table-untrusted-{theme}.png")
     finally:
         page.close()

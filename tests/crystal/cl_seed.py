@@ -1,4 +1,4 @@
-"""The Crystal Lattice seed's code examples, sliced out of /work/shared/seeds/ at test time (never copied):
+"""The Crystal Lattice seed's code examples, sliced out of the shared seeds at test time (never copied):
 `block("EchoProvider")` is the example that defines that class, from its imports to the prose after it."""
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ import os
 import re
 from pathlib import Path
 
-SEED = Path(os.environ.get("A0NB_SEEDS", "/work/shared/seeds")) / "004_970e0311f42ef1ea.txt"
+def _seeds() -> Path:
+    """`$A0NB_SEEDS`, else the first `shared/seeds` above this file (CI clones beside a copy of shared/)."""
+    if os.environ.get("A0NB_SEEDS"):
+        return Path(os.environ["A0NB_SEEDS"])
+    found = (parent / "shared" / "seeds" for parent in Path(__file__).resolve().parents)
+    return next((p for p in found if p.is_dir()), Path("/work/shared/seeds"))
+
+
+SEED = _seeds() / "004_970e0311f42ef1ea.txt"
 _CODE_START = re.compile(r"(from |import |class |def |@|#|\s|$)")
 
 

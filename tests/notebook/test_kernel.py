@@ -33,6 +33,14 @@ def test_chat_cell_is_a_message(kernel: Kernel) -> None:
     assert texts(out).strip() == "Say hello {please}, it's a test"
 
 
+def test_chat_cells_are_announced_as_text_not_python(kernel: Kernel) -> None:
+    """Front ends colour cells by the kernel's language_info: chat cells are prose, not Python."""
+    kernel.kc.kernel_info()
+    info = kernel.kc.get_shell_msg(timeout=30)["content"]["language_info"]
+    assert info["codemirror_mode"] == "markdown" and info["mimetype"] == "text/markdown"
+    assert info["name"] == "python"  # still an IPython kernel for tools that ask (nbconvert, nbval)
+
+
 def test_python_cells_run_code(kernel: Kernel) -> None:
     reply, out = kernel.execute("%%python\nvalue = 20\nvalue * 2")
     assert reply["status"] == "ok"

@@ -1,13 +1,17 @@
-"""executor="ray": each item a Ray task that carries the notebook folder (Ray's `working_dir` runtime env,
-cached per node) and the A0NB_* settings; the Turn and its call records come back as plain data. A model
-spec `record:C:M` records into a file of the task's own, whose entries the notebook appends to C."""
+"""executor="ray": each item a Ray task that carries the notebook folder (zipped once into Ray's object store,
+unpacked once per worker node) and the A0NB_* settings; the Turn and its call records come back as plain data.
+A model spec `record:C:M` records into a file of the task's own, whose entries the notebook appends to C."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import importlib
+import io
 import os
+import shutil
 import socket
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +22,10 @@ from a0nb.errors import ConfigError
 __all__ = ["RayBackend", "run_remote"]
 
 INSTALL = "executor='ray' needs Ray: pip install 'a0nb[ray]' (or pip install ray)"
-# never shipped with the folder: environments, caches, VCS data (Ray also honours the folder's .gitignore)
-EXCLUDES = [".git", ".venv", "venv", "__pycache__", ".ipynb_checkpoints", "*.pyc", ".mypy_cache",
-            ".pytest_cache", "node_modules"]
+# never shipped with the folder: environments, caches, VCS data (nor what the folder's .gitignore names)
+EXCLUDES = [".git/", ".venv/", "venv/", "__pycache__/", ".ipynb_checkpoints/", "*.pyc", ".mypy_cache/",
+            ".pytest_cache/", "node_modules/"]
+MAX_FOLDER_BYTES = 200 << 20
 LOCAL_CPUS = 2
 PROBE_TIMEOUT = 5.0
 # workers start when the first task needs them, not all at once with the node: Ray's raylet gives its dashboard
@@ -49,10 +54,13 @@ def connect(ray: Any, address: str | None, num_cpus: int | None) -> None:
     try:
         ray.init(address=address, **kwargs)
     except Exception as exc:  # noqa: BLE001 - Ray raises plain Exception for a node that did not start
-        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
-        raise ConfigError(f"map(executor='ray'): could not start or reach {where}: {type(exc).__name__}: {exc}. "
-                          "Check the address (ray://host:10001 or host:6379) and that `ray status` works there, "
-                          "or leave address= out to start a local Ray") from None
+        if address:
+            raise ConfigError(f"map(executor='ray'): could not join the Ray cluster at {address!r}: "
+                              f"{type(exc).__name__}: {exc}. Check the address (ray://host:10001 or host:6379) and "
+                              "that `ray status` works there, or leave address= out to start a local Ray") from None
+        raise ConfigError(f"map(executor='ray'): the local Ray did not start: {type(exc).__name__}: {exc} On a busy "
+                          "machine Ray's agents can miss its fixed 15 s start-up limit: try again, or start Ray "
+                          "once with `ray start --head --num-cpus 2` and pass address='auto'") from None
 
 
 def _probe(address: str, timeout: float = PROBE_TIMEOUT) -> None:
@@ -96,10 +104,46 @@ def _local_cassettes(agent: Any) -> dict[str, str]:
     return moved
 
 
-def run_remote(spec: AgentSpec, index: int, prompt: str) -> dict[str, Any]:
-    """The Ray task: runs in the shipped copy of the folder (the working directory)."""
+def pack(folder: Path, limit: int = MAX_FOLDER_BYTES) -> tuple[str, bytes]:
+    """The folder as a zip (without EXCLUDES and what its .gitignore names) and the zip's digest."""
+    import pathspec
+    ignore = folder / ".gitignore"
+    spec = pathspec.GitIgnoreSpec.from_lines((ignore.read_text(encoding="utf-8").splitlines() if ignore.is_file()
+                                              else []) + EXCLUDES)
+    buffer, total = io.BytesIO(), 0
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            rel = path.relative_to(folder).as_posix()
+            if not path.is_file() or spec.match_file(rel):
+                continue
+            total += path.stat().st_size
+            if total > limit:
+                raise ConfigError(f"map(executor='ray'): the folder {folder} holds more than {limit >> 20} MB to ship "
+                                  "to the workers; list large data in its .gitignore (the agents can still be told "
+                                  "where to find it)")
+            archive.write(path, rel)
+    blob = buffer.getvalue()
+    return hashlib.sha256(blob).hexdigest()[:16], blob
+
+
+def unpack(digest: str, blob: bytes) -> Path:
+    """The folder on this node, unpacked once (tasks of the same map share it)."""
+    target = Path(tempfile.gettempdir()) / f"a0nb-ray-{digest}"
+    if not target.is_dir():
+        partial = Path(tempfile.mkdtemp(prefix=f".a0nb-ray-{digest}-"))
+        with zipfile.ZipFile(io.BytesIO(blob)) as archive:
+            archive.extractall(partial)
+        try:
+            os.rename(partial, target)
+        except OSError:  # another task unpacked it first
+            shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def run_remote(spec: AgentSpec, index: int, prompt: str, digest: str, blob: bytes) -> dict[str, Any]:
+    """The Ray task: runs in the node's copy of the notebook folder."""
     from a0nb.providers.cassette import load_cassette
-    folder = Path.cwd()
+    folder = unpack(digest, blob)
     if spec.env.get("_A0NB_TRUSTED") == "1":
         os.environ["A0NB_TRUST"] = os.pathsep.join(v for v in (str(folder), os.environ.get("A0NB_TRUST")) if v)
     moved: dict[str, str] = {}
@@ -123,14 +167,16 @@ class RayBackend:
         if _trusted(spec.workdir, spec.home):
             env["_A0NB_TRUSTED"] = "1"
         self.spec = AgentSpec(**{**vars(spec), "env": env})
-        runtime_env = {"working_dir": spec.workdir, "excludes": EXCLUDES, "env_vars": env}
+        runtime_env = {"env_vars": env}
+        self.digest, blob = pack(Path(spec.workdir))
+        self.blob = self.ray.put(blob)  # once per map: every task gets the same object
         # a worker that dies loses its item (reported), it is not run again: an item may have side effects
         opts = {"num_cpus": 1, "max_retries": 0, "runtime_env": runtime_env, **(options or {})}
         self.task = self.ray.remote(run_remote).options(**opts)
         self.refs: dict[int, Any] = {}
 
     def submit(self, index: int, prompt: str) -> cf.Future[Any]:
-        ref = self.task.remote(self.spec, index, prompt)
+        ref = self.task.remote(self.spec, index, prompt, self.digest, self.blob)
         self.refs[index] = ref
         future: cf.Future[Any] = ref.future()
         return future

@@ -20,7 +20,7 @@ WHERE = '''import os
 
 def where() -> str:
     """Where this runs."""
-    return f"{os.getpid()} {os.getcwd()}"
+    return f"{os.getpid()} {__file__}"
 '''
 DIE = '''import os
 
@@ -80,7 +80,7 @@ def test_items_run_as_ray_tasks_in_a_copy_of_the_folder(local_ray: Any, trusted_
     result = Agent(trusted_nb, model=replies).map(list(CITIES), "Which country is {item} in?", executor="ray")
     assert result.executor == "ray" and result.texts == list(CITIES.values()), result.errors
     places = {str(t.calls[0].tool_result) for t in result}
-    assert all(str(os.getpid()) not in p and str(trusted_nb) not in p for p in places)  # other processes, a copy
+    assert all(str(os.getpid()) not in p and str(trusted_nb) not in p and "a0nb-ray-" in p for p in places), places
     assert result[0].calls[0].tool_request["tool_name"] == "where"
 
 

@@ -164,3 +164,21 @@ def test_streamable_http_transport(nb: Path, http_server: str) -> None:
         assert "streamable-http: " + http_server in turn.calls[0].messages[0]["content"]
     finally:
         _close(agent)
+
+
+def test_servers_from_the_agent_keyword_and_from_the_project(nb: Path) -> None:
+    """`Agent(mcp_servers=...)` and the project's config (`.a0proj`) configure servers as the setting does."""
+    agent = Agent(nb, model=[tool_reply("toy.add", a=1, b=2), answer("ok")], mcp_servers=toy())
+    try:
+        assert _results(agent.ask("add")) == ["3"]
+    finally:
+        _close(agent)
+    import json
+    config = nb / ".a0proj" / "plugins" / "_model_config"
+    config.mkdir(parents=True)
+    (config / "config.json").write_text(json.dumps({"mcp_servers": toy()}))
+    project = Agent(nb, model=[tool_reply("toy.add", a=5, b=6), answer("ok")])
+    try:
+        assert _results(project.ask("add")) == ["11"]
+    finally:
+        _close(project)
