@@ -31,6 +31,11 @@ class TurnInterrupted(A0Error):
     """The user interrupted a running turn; history was left consistent."""
 
 
+class CodeTimeout(BaseException):
+    """Stops agent code at its time limit. Like KeyboardInterrupt it derives from BaseException, so the
+    code's own `except Exception` cannot swallow it (the one BaseException subclass of a0nb)."""
+
+
 class RepairableError(Exception):
     """An error the model can fix: it is added to history as a warning and the loop goes on."""
 

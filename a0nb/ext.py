@@ -6,6 +6,8 @@ below, each documented with the keyword arguments its extensions receive (`help(
 from __future__ import annotations
 
 from a0nb.engine.agent import Agent
+from a0nb.engine.capture import Capture, capture_output
+from a0nb.engine.timeouts import CodeTimeout, kill_children, time_limit
 from a0nb.engine.composition import Section, section
 from a0nb.engine.dirty_json import DirtyJson, parse_dirty
 from a0nb.engine.extract import first_closed_object
@@ -83,6 +85,8 @@ __all__ = [
     # skills, plugins, files, secrets
     "skill_text", "search_skills", "read_skill_file", "normalise_name", "plugin_config", "file_tree",
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",
+    # running agent code: output captured at the file-descriptor level, time limits it cannot catch
+    "Capture", "capture_output", "time_limit", "CodeTimeout", "kill_children",
     # memory and MCP
     "memories_of", "memorize", "Memory", "MEMORY_AREAS", "EmbeddingError", "FilterError", "mcp_of",
     "mcp_attach", "mcp_tools_prompt",

@@ -34,6 +34,7 @@ class Settings:
     code_timeout: float = 60.0
     tool_timeout: float = 600.0
     output_cap: int = 20_000
+    output_limit: int = 1_000_000  # characters of a run's output kept in memory (head + tail); the rest is counted
     extension_timeout: float = 60.0
     frozen_time: str | None = None
     retries: int = 2

@@ -6,13 +6,13 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import io
 import os
 import signal
-import threading
 import traceback
 
-from a0nb.ext import Response, Tool
+from a0nb.ext import Capture, CodeTimeout, Response, Tool, capture_output, time_limit
+
+GRACE = 0.3  # seconds to wait, after the command ended, for a background process to let go of the output
 
 RUNTIMES = ("python", "terminal")
 
@@ -32,12 +32,19 @@ class CodeExecution(Tool):
             return Response(message=f"code_execution: unknown runtime {runtime!r}; use \"python\" or \"terminal\".")
         if not str(code).strip():
             return Response(message="code_execution needs non-empty `code`.")
-        limit = float(timeout or agent.settings.code_timeout)
+        settings = agent.settings
+        # the loop's tool_timeout cannot stop code on the main thread, so the code's own limit honours it too
+        limits = [float(x) for x in (timeout or settings.code_timeout, settings.tool_timeout) if x]
+        limit = min(limits) if limits else None
+        loop = asyncio.get_running_loop()
+        report = lambda text: loop.call_soon_threadsafe(self.set_progress, text)  # the live view, from the reader
+        args = (agent.secrets, int(settings.output_limit), report)
         if runtime == "python":
-            output = await agent.run_on_main(in_folder, str(agent.workdir), run_python, agent.namespace, str(code), limit)
+            output = await agent.run_on_main(in_folder, str(agent.workdir), run_python, agent.namespace, str(code),
+                                             limit, args)
         else:
-            output = await run_terminal(str(code), limit, str(agent.workdir))
-        return Response(message=self._cap(output))
+            output = await run_terminal(str(code), limit, str(agent.workdir), args)
+        return Response(message=agent.mask(self._cap(output)))
 
     def _cap(self, text):
         cap = self.agent.settings.output_cap
@@ -61,27 +68,24 @@ def in_folder(folder, fn, *args):
         os.chdir(previous)
 
 
-class _Timeout(Exception):
-    pass
-
-
-def run_python(namespace, code, timeout):
-    """Run `code` in `namespace`; stdout, stderr and the last expression's value, or the error."""
-    out = io.StringIO()
+def run_python(namespace, code, timeout, capture=(None, 1_000_000, None)):
+    """Run `code` in `namespace`; its output (printed, fd-level, child processes), masked and bounded,
+    with the last expression's value, or the error."""
     try:
         tree = ast.parse(code, "<code_execution>", "exec")
     except SyntaxError as exc:
         return "".join(traceback.format_exception_only(type(exc), exc))
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     namespace.setdefault("__builtins__", __builtins__)
-    with _alarm(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    with capture_output(*capture) as out:
         try:
-            exec(compile(tree, "<code_execution>", "exec"), namespace)
-            if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<code_execution>", "eval"), namespace)
-                if value is not None:
-                    print(repr(value))
-        except _Timeout:
+            with time_limit(timeout):
+                exec(compile(tree, "<code_execution>", "exec"), namespace)
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), "<code_execution>", "eval"), namespace)
+                    if value is not None:
+                        print(repr(value))
+        except CodeTimeout:
             print(f"[stopped: the code ran longer than {timeout:g} s]")
         except SystemExit as exc:  # like a notebook cell: reported, the kernel (and the agent's loop) go on
             print(f"SystemExit: {exc}")
@@ -90,41 +94,57 @@ def run_python(namespace, code, timeout):
             user = [f for f in frames if f.filename == "<code_execution>"] or frames[-1:]
             lines = traceback.format_list(user) + traceback.format_exception_only(type(exc), exc)
             print("Traceback (most recent call last):\n" + "".join(lines), end="")
-    return out.getvalue()
+    return out.text() + _still_running(out)
 
 
-@contextlib.contextmanager
-def _alarm(timeout):
-    """A SIGALRM timeout when on the main thread (the kernel's); elsewhere no preemption is possible."""
-    if not (timeout and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()):
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise _Timeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def _still_running(out):
+    return ("\n[a background process still holds the output; what it writes later is not part of this result]"
+            if out.still_running else "")
 
 
-async def run_terminal(command, timeout, cwd):
+async def run_terminal(command, timeout, cwd, capture=(None, 1_000_000, None)):
+    """The command's output, masked and bounded as it arrives; a detached daemon holding the output does
+    not block the result, and at the time limit what was printed so far is kept."""
+    out = Capture(*capture)
     proc = await asyncio.create_subprocess_shell(
         command, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         stdin=asyncio.subprocess.DEVNULL, start_new_session=True)
+
+    async def pump():
+        while True:
+            try:
+                data = await asyncio.wait_for(proc.stdout.read(1 << 16), 0.1)
+            except asyncio.TimeoutError:
+                out.tick()  # a quiet moment: what arrived last reaches the live view now
+                continue
+            if not data:
+                break
+            out.feed(data)
+        out.close()
+
+    reader = asyncio.ensure_future(pump())
+    note = ""
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        await asyncio.wait_for(_exited(proc), timeout)
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
         _kill(proc)
         if isinstance(exc, asyncio.CancelledError):
+            reader.cancel()
             raise
-        return f"[stopped: the command ran longer than {timeout:g} s]"
-    text = out.decode("utf-8", errors="replace")
-    return text + (f"\n[exit code {proc.returncode}]" if proc.returncode else "")
+        note = f"\n[stopped: the command ran longer than {timeout:g} s]"
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), GRACE)
+    except asyncio.TimeoutError:  # a daemon holds the pipe: it is drained in the background, bounded
+        out.still_running = True
+    code = proc.returncode
+    exit_note = f"\n[exit code {code}]" if code and not note else ""
+    return out.text() + note + exit_note + _still_running(out)
+
+
+async def _exited(proc):
+    """The shell's own exit (asyncio's `wait()` also waits for every holder of the pipe: a daemon)."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.05)
 
 
 def _kill(proc):

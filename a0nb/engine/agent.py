@@ -291,6 +291,7 @@ class Agent:
         extras = composition.extras_text(ld)
         extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
         messages, parts = self.composer.build(ld, extras_message, extras, self.shared.counter)
+        messages, parts = self.models.masked(messages, parts)  # the request, as sent and as recorded
         ld.extras_temporary.clear()
         ld.record = self.models.new_record("chat", messages, parts, ld.iteration)
         return messages
@@ -325,7 +326,8 @@ class Agent:
     def hist_add_message(self, ai: bool, content: Any, kind: str = "other", **metadata: Any) -> Message:
         content_data = {"content": content}
         self.fire_sync("hist_add_before", content_data=content_data, ai=ai)
-        return self.history.add(ai, content_data["content"], kind, **metadata)  # type: ignore[arg-type]
+        # masked here too, whatever the (overridable) hist_add_before extensions did
+        return self.history.add(ai, self.mask(content_data["content"]), kind, **metadata)  # type: ignore[arg-type]
 
     @extensible
     def hist_add_user_message(self, text: str, attachments: Sequence[Any] = (), system_message: Sequence[str] = ()) -> Message:
@@ -373,7 +375,7 @@ class Agent:
         return self.read_prompt("fw.msg_critical_error.md", error_message=self.mask(text))
 
     def emit_tool_progress(self, tool: Tool, content: str) -> None:
-        self.fire_sync("tool_output_update", ctx={"content": content, "tool": tool.full_name})
+        self.fire_sync("tool_output_update", ctx={"content": self.mask(content), "tool": tool.full_name})
 
     # -- project, secrets, clock ------------------------------------------------------------------------
     @property
@@ -382,7 +384,9 @@ class Agent:
 
     @property
     def secrets(self) -> Secrets:
-        return self.project_state.secrets(self.workdir)
+        """The one masking set: `secrets.env`, `.env` and every credential in the environment."""
+        s = self.settings
+        return self.project_state.secrets(self.workdir, (s.api_key_env, s.utility_api_key_env))
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""

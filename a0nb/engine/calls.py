@@ -2,6 +2,7 @@
 call record (early stop, context-window retry, broken streams), utility calls, and record bookkeeping."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from a0nb.engine.loop_data import LoopData
@@ -46,6 +47,7 @@ class ModelCalls:
         secrets = self.host.secrets
         if secrets:
             params["_secret_values"] = secrets.items()
+            params["_credentials"] = list(secrets.credentials)
         if s.cassette_mode != "strict":
             params["_cassette_mode"] = s.cassette_mode
         chat = role == "chat"
@@ -117,6 +119,8 @@ class ModelCalls:
             _fail(record, exc)
             raise
         _fill(record, reply)
+        if record is not None:
+            self.mask_record(record)
         await host.fire("chat_model_call_after", call_data=call_data, response=reply.content, reasoning=reply.reasoning)
         host.checkpoint(ld)
         await host.fire("reasoning_stream_end", loop_data=ld)
@@ -146,9 +150,11 @@ class ModelCalls:
                                    extensions=self.provider_extensions())
         except ModelError as exc:
             _fail(record, exc)
+            self.mask_record(record)
             await host.fire("call_recorded", record=record)
             raise
         _fill(record, reply)
+        self.mask_record(record)
         await host.fire("util_model_call_after", call_data=call_data, response=reply.content)
         await host.fire("call_recorded", record=record)
         return reply.content
@@ -177,8 +183,29 @@ class ModelCalls:
     async def finish_record(self, ld: LoopData) -> None:
         record, ld.record = ld.record, None
         if record is not None:
+            self.mask_record(record)
             await self.host.fire("call_recorded", record=record)
             self.store.finish(record)
+
+    def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
+        """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""
+        secrets = self.host.secrets
+        if not secrets:
+            return messages, parts
+        masked_parts = []
+        for part in parts:
+            text = secrets.mask_text(part.text)
+            masked_parts.append(part if text == part.text else replace(part, text=text))
+        return secrets.mask(messages), masked_parts
+
+    def mask_record(self, record: CallRecord) -> None:
+        """What the model sent back (reply, tool request, errors) is masked like what was sent to it."""
+        secrets = self.host.secrets
+        if secrets:
+            record.response, record.reasoning = secrets.mask_text(record.response), secrets.mask_text(record.reasoning)
+            record.tool_request = secrets.mask(record.tool_request)
+            record.tool_result = secrets.mask(record.tool_result)
+            record.error, record.diagnostics = secrets.mask(record.error), secrets.mask(record.diagnostics)
 
 
 def _fill(record: CallRecord | None, reply: ModelReply) -> None:

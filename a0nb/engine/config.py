@@ -14,7 +14,8 @@ from a0nb.errors import ConfigError
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
 from a0nb.files.projects import Project, ProjectCache
-from a0nb.files.secrets import Secrets
+from a0nb.files.credentials import credential_values, dotenv_values
+from a0nb.files.secrets import Secrets, parse_dotenv
 from a0nb.providers.registry import litellm_model_of
 from a0nb.settings import Settings, resolve
 
@@ -69,6 +70,8 @@ class ProjectState:
         self._projects = ProjectCache(diagnostics, home=home)
         self._project: Project | None = None
         self._secrets: tuple[Project, Secrets] | None = None
+        self._masked: Secrets | None = None
+        self._dotenv_cache: tuple[tuple[Any, ...], list[tuple[str, str]]] | None = None
 
     def invalidate(self) -> None:
         self._project = None
@@ -78,11 +81,29 @@ class ProjectState:
             self._project = self._projects.get(workdir)
         return self._project
 
-    def secrets(self, workdir: Path) -> Secrets:
+    def secrets(self, workdir: Path, key_envs: Iterable[str | None] = ()) -> Secrets:
+        """`secrets.env` values, plus every credential in the environment and the folder's `.env` (masked
+        only); re-built when any of them changed."""
         project = self.project(workdir)
         if self._secrets is None or self._secrets[0] is not project:
             self._secrets = (project, Secrets.load(list(project.secrets_files), self.diagnostics))
-        return self._secrets[1]
+            self._masked = None
+        found = tuple(credential_values(names=key_envs)) + tuple(self._dotenv(workdir))
+        if self._masked is None or self._masked.credentials != found:
+            self._masked = self._secrets[1].with_credentials(found)
+        return self._masked
+
+    def _dotenv(self, workdir: Path) -> list[tuple[str, str]]:
+        path = workdir / ".env"
+        try:
+            stat = path.stat()
+            key: tuple[Any, ...] = (str(path), stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            return []
+        if self._dotenv_cache is None or self._dotenv_cache[0] != key:
+            pairs = dotenv_values(workdir, lambda text: [(e.key, e.value) for e in parse_dotenv(text)[0]])
+            self._dotenv_cache = (key, pairs)
+        return self._dotenv_cache[1]
 
 
 def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:

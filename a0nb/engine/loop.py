@@ -29,12 +29,13 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
             message = agent.start_turn(turn)
             policy = approval.begin(agent)  # this turn's approval policy: code run during it cannot change it
             agent.hist_add_user_message(message, attachments=attachments)
-            turn.text = await agent.monologue()
+            turn.text = agent.mask(await agent.monologue())
         except (asyncio.CancelledError, TurnInterrupted) as exc:
             turn.interrupted, turn.error = True, "interrupted by the user"
             await handle_interrupt(agent, agent.models.streamed)
             raise TurnInterrupted("the turn was interrupted; history is consistent and the next ask works") from exc
         except A0Error as exc:
+            exc.args = agent.mask(exc.args)  # an error message quotes requests and replies: masked like them
             turn.error = str(exc)
             exc.turn = turn  # type: ignore[attr-defined]
             raise
@@ -133,7 +134,7 @@ def take_intervention(agent: TurnAgent, ld: LoopData) -> None:
     text, agent.intervention = agent.intervention, None
     tool = ld.current_tool
     if tool is not None and tool.progress:
-        agent.history.add(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
+        agent.hist_add_message(False, {"tool_name": tool.full_name, "tool_result": tool.progress}, "tool_result")
     if agent.models.streamed:
         agent.hist_add_ai_response(agent.models.streamed)
         agent.models.streamed = ""

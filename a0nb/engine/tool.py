@@ -141,6 +141,8 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
     import asyncio
     import contextvars
     import threading
+
+    from a0nb.engine.timeouts import interrupt_thread
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
@@ -158,8 +160,14 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
         else:
             loop.call_soon_threadsafe(settle, True, value)
 
-    threading.Thread(target=work, name=f"a0nb-tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
-    return await future
+    thread = threading.Thread(target=work, name=f"a0nb-tool-{getattr(fn, '__name__', 'fn')}", daemon=True)
+    thread.start()
+    try:
+        return await future
+    except asyncio.CancelledError:  # the loop's tool_timeout (or an interrupt) left it: stop the thread too,
+        if thread.ident is not None and thread.is_alive():  # with an exception `except Exception` cannot catch
+            interrupt_thread(thread.ident)
+        raise
 
 
 def _takes_var_kw(params: Mapping[str, inspect.Parameter]) -> bool:

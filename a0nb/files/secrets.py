@@ -2,7 +2,6 @@
 masking of real values back to aliases everywhere text leaves the agent (history, records, streams)."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import RepairableError
+from a0nb.files.credentials import encoded_forms
 
 __all__ = [
     "ALIAS_RE", "DotenvEntry", "SecretEntry", "Secrets", "StreamMasker", "alias", "parse_dotenv",
@@ -17,7 +17,9 @@ __all__ = [
 
 ALIAS_RE = re.compile(r"§§secret\(([A-Za-z_][A-Za-z0-9_]*)\)")
 KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-MIN_MASKED = 4  # shorter values would mask ordinary words and numbers
+MIN_MASKED = 4  # shorter values are masked only as whole words (inside words they would mask ordinary text)
+MIN_WORD = 3
+WORD = "A-Za-z0-9_"
 PARTIAL_STARS = 3  # a stream cut off inside a secret shows `***` once this much of it was seen
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 _INLINE_COMMENT = re.compile(r"\s#")
@@ -128,18 +130,24 @@ class SecretEntry:
 
 
 class Secrets:
-    """Immutable set of secrets. `resolve` goes alias → value (tool arguments only); `mask` goes
-    value → alias (everything the agent stores or shows)."""
+    """Immutable set of secrets: the one masking function of a0nb. `resolve` goes alias → value (tool
+    arguments only, `secrets.env` names only); `mask` goes value → alias (everything the agent stores,
+    sends or shows). `credentials` are further values to mask that no alias resolves to (environment
+    credentials, `.env` values), shown as `<redacted:NAME>`."""
 
-    def __init__(self, values: Mapping[str, str] | None = None, comments: Mapping[str, str] | None = None) -> None:
+    def __init__(self, values: Mapping[str, str] | None = None, comments: Mapping[str, str] | None = None,
+                 credentials: Iterable[tuple[str, str]] = ()) -> None:
         self._values = {k.upper(): v for k, v in (values or {}).items()}
         comments = {k.upper(): c for k, c in (comments or {}).items()}
         self._comments = {k: comments.get(k, "") for k in self._values}
+        self._credentials = tuple(credentials)
+        self._short: set[str] = set()
         self._aliases = self._needle_aliases()
         self._pattern = self._compile()
 
     @classmethod
-    def load(cls, files: Sequence[Path], diagnostics: Diagnostics) -> Secrets:
+    def load(cls, files: Sequence[Path], diagnostics: Diagnostics,
+             credentials: Iterable[tuple[str, str]] = ()) -> Secrets:
         """Missing files are skipped; on a duplicate key the later file wins."""
         values: dict[str, str] = {}
         comments: dict[str, str] = {}
@@ -148,7 +156,14 @@ class Secrets:
                 key = entry.key.upper()
                 values[key] = entry.value
                 comments[key] = entry.comment or comments.get(key, "")
-        return cls(values, comments)
+        return cls(values, comments, credentials)
+
+    def with_credentials(self, credentials: Iterable[tuple[str, str]]) -> Secrets:
+        return Secrets(self._values, self._comments, credentials)
+
+    @property
+    def credentials(self) -> tuple[tuple[str, str], ...]:
+        return self._credentials
 
     def keys(self) -> list[SecretEntry]:
         return [SecretEntry(k, self._comments[k]) for k in self._values]
@@ -161,7 +176,7 @@ class Secrets:
         return {k: v for k, v in self._values.items() if v}
 
     def __bool__(self) -> bool:
-        return bool(self._values)
+        return bool(self._values) or bool(self._aliases)
 
     def __len__(self) -> int:
         return len(self._values)
@@ -212,18 +227,32 @@ class Secrets:
             return text
         return self._pattern.sub(self._replacement, text)
 
+    def mask_live(self, text: str) -> str:
+        """`text` so far of a stream still running: masked, and a trailing start of a secret hidden."""
+        masker = StreamMasker(self)
+        return masker.feed(text) + masker.flush()
+
     def _replacement(self, m: re.Match[str]) -> str:
         # an alias already in the text stays as is, so masking twice changes nothing
         return m.group(0) if m.group(1) else self._aliases[m.group(0)]
 
     def _needle_aliases(self) -> dict[str, str]:
-        """Each maskable value, plus its JSON-escaped form (a multi-line key inside serialized JSON)."""
+        """Each maskable value in each encoded form (JSON-escaped, URL-encoded, hex, base64)."""
         out: dict[str, str] = {}
-        for key, value in self._values.items():
-            if sum(not c.isspace() for c in value) < MIN_MASKED:
+        named = [(alias(k), v) for k, v in self._values.items()]
+        named += [(f"<redacted:{k}>", v) for k, v in self._credentials]
+        for label, value in named:
+            if not value.strip():
                 continue
-            for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
-                out.setdefault(form, alias(key))
+            visible = sum(not c.isspace() for c in value)
+            if visible < MIN_WORD:  # one or two characters: no masking could tell them from text
+                continue
+            if visible < MIN_MASKED:
+                self._short.add(value)
+                out.setdefault(value, label)
+                continue
+            for form in sorted(encoded_forms(value)):
+                out.setdefault(form, label)
         return out
 
     def _compile(self) -> re.Pattern[str] | None:
@@ -232,7 +261,9 @@ class Secrets:
         needles = sorted(self._aliases, key=len, reverse=True)  # longest first wins at a position
         # the lookahead lets the engine skip most positions without trying every alternative
         firsts = re.escape("".join(sorted({n[0] for n in needles} | {"§"})))
-        return re.compile(f"(?=[{firsts}])(?:({ALIAS_RE.pattern})|" + "|".join(map(re.escape, needles)) + ")")
+        alternatives = [f"(?<![{WORD}]){re.escape(n)}(?![{WORD}])" if n in self._short else re.escape(n)
+                        for n in needles]
+        return re.compile(f"(?=[{firsts}])(?:({ALIAS_RE.pattern})|" + "|".join(alternatives) + ")")
 
     def _needles(self) -> list[str]:
         return list(self._aliases)

@@ -159,15 +159,18 @@ class LiveTurn:
         """Show the tail of the reasoning (until the response starts) or of the response, and tool progress;
         the interval grows with what this call already sent, and a call past BUDGET waits for its step card."""
         self._stream.update(batch)
-        mask = self.agent.mask
+        secrets = self.agent.secrets
+        # masked before the tail is cut (a cut inside a secret would show its end), and an unfinished
+        # secret at the end of the stream so far is hidden too
+        mask = secrets.mask_live if secrets else str
         updates = []
         if "reasoning" in batch or "response" in batch:
             label, text = ("response", self._stream["response"]) if self._stream.get("response") else \
                 ("reasoning", self._stream.get("reasoning", ""))
             updates.append((self.stream, f'<pre style="{h.MONO};white-space:pre-wrap;color:{h.INK};background:{h.PANEL};'
-                                         f'padding:4px 8px;margin:2px 0">{h.esc(label)} … {h.esc(mask(_tail(text)))}</pre>'))
+                                         f'padding:4px 8px;margin:2px 0">{h.esc(label)} … {h.esc(_tail(mask(text)))}</pre>'))
         if "progress" in batch and self._tool_head:
-            updates.append((self.tool, self._tool_head + h.pre(mask(_tail(batch["progress"])))))
+            updates.append((self.tool, self._tool_head + h.pre(_tail(mask(batch["progress"])))))
         for widget, value in updates:
             if self.call_sent + len(value) > BUDGET - len(PAUSED):  # room is kept for the note itself
                 value = PAUSED

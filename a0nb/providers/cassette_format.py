@@ -16,6 +16,8 @@ import yaml
 from a0nb.atomic_io import storage_error, write_text
 from a0nb import safe_yaml
 from a0nb.errors import ConfigError
+from a0nb.files.credentials import credential_values
+from a0nb.files.secrets import Secrets
 from a0nb.resources import bundled_root
 
 __all__ = ["Masker", "append_entry", "build_request", "check_suffix", "fingerprint", "load_cassette",
@@ -25,15 +27,17 @@ DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:
 # transport, retry and test knobs: they change nothing the model sees
 VOLATILE = {"stream", "stream_options", "mock_response", "mock_tool_calls", "api_key", "api_base", "base_url",
             "max_retries", "num_retries", "timeout", "client", "metadata", "tools"}
-ENV_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
 SUFFIXES = (".yaml", ".yml", ".jsonl")
 
 
 class Masker:
-    """Replaces secret values (the agent's, and API-key-like environment variables) before anything is written."""
+    """Replaces secret values before anything is written: the agent's secrets and every credential in the
+    environment go through a0nb's one masking function (`Secrets`); then the notebook folder and the model
+    spec become placeholders, so a cassette replays in any clone."""
 
-    def __init__(self, needles: Mapping[str, str]) -> None:
+    def __init__(self, needles: Mapping[str, str], secrets: Secrets | None = None) -> None:
         self.needles = dict(needles)
+        self.secrets = secrets or Secrets()
         ordered = sorted(self.needles, key=len, reverse=True)  # longest first: a key containing another
         self.pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 
@@ -50,19 +54,16 @@ class Masker:
             # the agent may quote its own model spec in the prompt; `record:c.yaml:x` and `replay:c.yaml`
             # must not make the requests differ
             needles[spec] = "<model>"
-        for name, value in (environ if environ is not None else os.environ).items():
-            if name.upper().endswith(ENV_SECRET_SUFFIXES) and len(value) >= 8:
-                _add(needles, value, f"<redacted:{name}>")
+        credentials = credential_values(environ) + [(str(k), str(v)) for k, v in params.get("_credentials") or ()]
         secrets = params.get("_secret_values") or ()
         if isinstance(secrets, Mapping):
-            for name, value in secrets.items():
-                _add(needles, str(value), f"§§secret({str(name).upper()})")
+            named = {str(name): str(value) for name, value in secrets.items()}
         else:  # plain values, as the agent passes them: no name to show
-            for value in secrets:
-                _add(needles, str(value), "<redacted:secret>")
-        return cls(needles)
+            named, credentials = {}, credentials + [("secret", str(value)) for value in secrets]
+        return cls(needles, Secrets(named, credentials=credentials))
 
     def text(self, value: str) -> str:
+        value = self.secrets.mask_text(value)
         if self.pattern is None or not value:
             return value
         return self.pattern.sub(lambda m: self.needles[m.group(0)], value)
@@ -75,13 +76,6 @@ class Masker:
         if isinstance(value, (list, tuple)):
             return [self.mask(v) for v in value]
         return value
-
-
-def _add(needles: dict[str, str], value: str, alias: str) -> None:
-    if sum(not c.isspace() for c in value) < 4:  # shorter would mask ordinary words and numbers
-        return
-    for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
-        needles.setdefault(form, alias)
 
 
 def plain(value: Any) -> Any:

@@ -2,11 +2,12 @@
 transient (retry before the first chunk), context window, auth (names the env var), or plain ModelError."""
 from __future__ import annotations
 
-import os
 import re
 import sys
 
 from a0nb.errors import ModelError
+from a0nb.files.credentials import credential_values
+from a0nb.files.secrets import Secrets
 from a0nb.providers.base import ContextWindowExceeded, TransientModelError
 
 __all__ = ["classify", "is_provider_error", "key_env_var", "redact"]
@@ -22,7 +23,6 @@ _CONTEXT_TEXT = re.compile(r"context[_ ]length|context window|maximum context|to
 # litellm reports a missing OpenAI key as a 500 InternalServerError, so the text decides
 _AUTH_TEXT = re.compile(r"missing credentials|api[_ -]?key|unauthori[sz]ed|invalid x-api-key|authenticat", re.I)
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
 # provider prefix -> the variable litellm reads; used when litellm itself cannot say
 KEY_VARS = {
@@ -86,8 +86,6 @@ def key_env_var(model: str, api_key_env: str | None = None) -> str:
 
 def redact(text: str, limit: int = 600) -> str:
     """Provider messages sometimes echo part of a key: drop env key values and key-shaped tokens."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and name.upper().endswith(_SECRET_SUFFIXES) and value in text:
-            text = text.replace(value, f"<redacted:{name}>")
+    text = Secrets(credentials=credential_values()).mask_text(text)
     text = _KEYLIKE.sub("<redacted>", text)
     return text if len(text) <= limit else text[:limit] + " …"

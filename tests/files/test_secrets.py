@@ -163,9 +163,10 @@ def test_mask_nested_structures_dict_keys_and_types() -> None:
     assert value["s3cret-val"] == ["a s3cret-val", ("s3cret-val", 5)]  # input untouched
 
 
-def test_short_values_are_not_masked() -> None:
+def test_short_values_are_masked_as_whole_words_only() -> None:
     secrets = Secrets({"SHORT": "abc", "SPACED": " a b ", "EMPTY": "", "OK": "abcd"})
-    assert secrets.mask("abc a b abcd") == "abc a b §§secret(OK)"
+    assert secrets.mask("abc a b abcd") == "§§secret(SHORT) a b §§secret(OK)"
+    assert secrets.mask("xabcx abc.") == "xabcx §§secret(SHORT)."  # inside a word it is ordinary text
     assert secrets.resolve("§§secret(short)§§secret(empty)") == "abc"
 
 
@@ -271,8 +272,8 @@ def test_stream_short_partial_at_end_is_shown() -> None:
 
 
 def test_stream_without_secrets_passes_through() -> None:
-    masker = StreamMasker(Secrets({"S": "abc"}))
-    assert masker.feed("abc") == "abc" and masker.flush() == ""
+    masker = StreamMasker(Secrets({"S": "ab"}))  # two characters: never masked
+    assert masker.feed("ab") == "ab" and masker.flush() == ""
 
 
 def test_stream_overlapping_secrets_never_leak() -> None:
