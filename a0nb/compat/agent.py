@@ -262,11 +262,9 @@ class Agent:
 
     async def call_utility_model(self, system: str, message: str, callback: Any = None,
                                  background: bool = False) -> str:
-        response = await self._engine.call_utility_model(system, message)
+        response = await self._engine.call_utility_model(system, message, on_chunk=callback, background=background)
         if response is None:
             raise RuntimeError("no utility model is configured (setting utility_model / A0NB_UTILITY_MODEL)")
-        if callback is not None:
-            await callback(response)
         return str(response)
 
     def __repr__(self) -> str:

@@ -314,9 +314,11 @@ class Agent:
         return await self.models.chat(ld, messages)
 
     @extensible
-    async def call_utility_model(self, system: str, message: str, purpose: str = "summary") -> str | None:
-        """A utility call (summaries, compaction); None when no utility model is configured."""
-        return await self.models.utility(system, message, purpose)
+    async def call_utility_model(self, system: str, message: str, purpose: str = "summary", on_chunk: Any = None,
+                                 background: bool = False) -> str | None:
+        """A utility call (summaries, compaction); None when no utility model is configured.
+        `on_chunk` (async, one argument) gets each streamed piece of the answer."""
+        return await self.models.utility(system, message, purpose, on_chunk, background)
 
     async def finish_record(self, ld: LoopData) -> None:
         await self.models.finish_record(ld)

@@ -3,7 +3,7 @@ call record (early stop, context-window retry, broken streams), utility calls, a
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
@@ -18,6 +18,20 @@ from a0nb.providers.registry import make_provider, no_model_message
 from a0nb.providers.lattice_discovery import discover_lattice_features
 from a0nb.providers.lattice_features import with_features
 from a0nb.providers.stream import complete
+
+
+class _ChunkSink:
+    """Hands each streamed piece of a utility answer to a callback (reasoning is not passed on)."""
+
+    def __init__(self, callback: Callable[[str], Awaitable[Any]]) -> None:
+        self.callback = callback
+
+    async def reasoning(self, delta: str, full: str) -> None:
+        return None
+
+    async def response(self, delta: str, full: str) -> str | None:
+        await self.callback(delta)
+        return None
 
 
 class ModelCalls:
@@ -130,8 +144,12 @@ class ModelCalls:
         self.streamed = ""
         return reply
 
-    async def utility(self, system: str, message: str, purpose: str = "summary") -> str | None:
-        """A utility call (summaries, compaction); None when no utility model is configured."""
+    async def utility(self, system: str, message: str, purpose: str = "summary",
+                      on_chunk: Callable[[str], Awaitable[Any]] | None = None,
+                      background: bool = False) -> str | None:
+        """A utility call (summaries, compaction); None when no utility model is configured.
+        `on_chunk` gets each streamed piece of the answer; `background` only tells extensions (as
+        Agent Zero's flag, which hides rate-limit waits: a0nb shows none)."""
         if not self.spec("utility"):
             return None
         host, secrets = self.host, self.host.secrets
@@ -143,10 +161,12 @@ class ModelCalls:
                  Part("user", f"utility input ({purpose})", message, c.count(message), 1, purpose)]
         record = self.new_record("utility", messages, parts, -1)
         record.purpose = purpose
-        call_data = {"model": record.model, "system": system, "message": message, "purpose": purpose}
+        call_data: dict[str, Any] = {"model": record.model, "system": system, "message": message, "purpose": purpose,
+                                     "callback": on_chunk, "background": background}
         await host.fire("util_model_call_before", call_data=call_data)
+        sink = _ChunkSink(call_data["callback"]) if call_data["callback"] is not None else None
         try:
-            reply = await complete(self.provider("utility"), messages, self.config("utility"),
+            reply = await complete(self.provider("utility"), messages, self.config("utility"), sink,
                                    extensions=self.provider_extensions())
         except ModelError as exc:
             _fail(record, exc)

@@ -143,6 +143,28 @@ class OutputItem:
     kind: MessageKind
     metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
+    # Agent Zero's output messages are `{"ai": ..., "content": ...}` dicts: an item answers those two keys
+    def __getitem__(self, key: str) -> Any:
+        if key not in ("ai", "content"):
+            raise KeyError(f"{key!r}: a history output item has the keys 'ai' and 'content' (as Agent Zero's)")
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in ("ai", "content") else default
+
+    def keys(self) -> tuple[str, str]:
+        return ("ai", "content")
+
+    def __iter__(self) -> Any:
+        return iter(("ai", "content"))
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("ai", "content")
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("history output items are read-only in a0nb: replace the item instead, e.g. "
+                        "loop_data.history_output[i] = {'ai': False, 'content': '...'}")
+
 
 def _summary_item(record: Topic | Bulk, origin: Origin, where: str) -> OutputItem:
     ids = tuple(m.id for m in record.all_messages())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from a0nb.engine.history_output import HistoryOutput
 from a0nb.engine.records import CallRecord
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ class LoopData:
     streamed: str = ""
     no_progress: int = 0
     ctx_retried: bool = False  # one compaction-and-retry per monologue after a context-window error
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "history_output" and value.__class__ is not HistoryOutput:
+            value = HistoryOutput(value)  # Agent Zero's dicts, assigned or appended later, become items
+        object.__setattr__(self, name, value)
 
 
 class Intervention(Exception):
