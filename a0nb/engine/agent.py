@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
@@ -18,8 +18,9 @@ from a0nb.engine.jobs import Jobs
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import Compactor
 from a0nb.engine.records import CallRecord
+from a0nb.engine.registration import Registration
 from a0nb.engine.shared import Shared, VersionedDict
-from a0nb.engine.tool import Tool, ToolInfo, Tools
+from a0nb.engine.tool import Tool, Tools
 from a0nb.engine.turn import Turn
 from a0nb.engine.turn_start import apply_plugin_sources
 from a0nb.errors import A0Error, ConfigError, RepairableError, TurnInterrupted
@@ -36,13 +37,10 @@ from a0nb.providers.base import ModelConfig, ModelReply, Provider
 from a0nb.providers.extension import LoadedExtension
 from a0nb.settings import Settings
 
-if TYPE_CHECKING:
-    from a0nb.providers.lattice_discovery import LatticeRegistry
-
 __all__ = ["Agent", "Shared", "VersionedDict"]
 
 
-class Agent:
+class Agent(Registration):
     """Agent Zero's agent, in a notebook folder. `ask()` runs one user message to an answer."""
 
     def __init__(self, workdir: str | Path = ".", model: str | Sequence[Any] | None = None, *,
@@ -194,28 +192,6 @@ class Agent:
             self.subordinate.jobs.cancel_all()
         self.subordinate = None
         self.extensions.call_sync("agent_init", self)
-
-    def register_tool(self, obj: Any, name: str | None = None) -> ToolInfo:
-        return self.tools.register(obj, name)
-
-    def register_extension(self, point: str, fn: Any, name: str | None = None) -> Any:
-        return self.extensions.register(point, fn, name)
-
-    # Crystal Lattice plugins defined in a notebook cell (AgentCore's registration names)
-    def register_provider(self, cls: type, extensions: Sequence[type] = ()) -> Any:
-        """A ProviderPlugin class: its `name` becomes a model prefix (`%a0 model echo:echo-1`)."""
-        loaded = self._lattice_registry().register_provider(cls, extensions)
-        self.shared.providers.clear()
-        return loaded
-
-    def register_feature(self, cls: type) -> Any:
-        """A FeaturePlugin class, run with every Crystal Lattice provider and offered to completion."""
-        loaded = self._lattice_registry().register_feature(cls)
-        self.shared.providers.clear()
-        return loaded
-
-    def _lattice_registry(self) -> LatticeRegistry:
-        return self.shared.lattice_registry()
 
     def start_turn(self, turn: Turn) -> str:
         """Before a turn's first step: pick up changed files and `plugin_sources`, expand accepted feature
