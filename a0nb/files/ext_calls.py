@@ -99,30 +99,24 @@ def wrap(info: Any, point: str, exc: BaseException) -> ExtensionError:
     return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
 
 
-def snapshot(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    ld = kwargs.get("loop_data")
-    system = kwargs.get("system_prompt")
-    if ld is None and system is None:
-        return None
-    temp = {k: id(v) for k, v in ld.extras_temporary.items()} if ld is not None else {}
-    pers = {k: id(v) for k, v in ld.extras_persistent.items()} if ld is not None else {}
-    return temp, pers, len(system) if isinstance(system, list) else None
+def snapshot(ld: Any, system: Any) -> tuple[Any, ...]:
+    """What attribution compares after one extension ran: the extras mappings as they were (copies: their
+    values are compared by identity) and how many system sections there were."""
+    return (ld.extras_temporary.copy() if ld is not None else {}, ld.extras_persistent.copy() if ld is not None else {},
+            len(system) if isinstance(system, list) else None)
 
 
-def attribute(info: Any, kwargs: dict[str, Any], before: tuple[Any, ...] | None) -> None:
+_ABSENT: Any = object()
+
+
+def attribute(info: Any, ld: Any, system: Any, before: tuple[Any, ...]) -> None:
     """Remember which extension set each extras key and appended each system section."""
-    if before is None:
-        return
     temp, pers, n_system = before
-    ld = kwargs.get("loop_data")
     if ld is not None:
         for store, old, kind in ((ld.extras_temporary, temp, "temporary"), (ld.extras_persistent, pers, "persistent")):
             for key, value in store.items():
-                if old.get(key) != id(value):
+                if old.get(key, _ABSENT) is not value:
                     ld.extras_origin[key] = (info, kind)
-    system = kwargs.get("system_prompt")
     if n_system is not None and isinstance(system, list) and ld is not None:
         for i in range(n_system, len(system)):
             ld.system_origin[i] = info
-
-

@@ -26,8 +26,12 @@ class PointRegistry(abc.ABC):
     @abc.abstractmethod
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None: ...
 
+    # base -> has a start or end extension, as far as known (read first by `@extensible`; a registry keeping
+    # one must keep it true: entries only for what has not changed since)
+    hooks: Mapping[str, bool] = MappingProxyType({})
+
     def hooked(self, base: str) -> bool:
-        """Whether `base/start` or `base/end` has any extension (a registry may answer from a cache)."""
+        """Whether `base/start` or `base/end` has any extension."""
         return bool(self.resolve(base + "/start") or self.resolve(base + "/end"))
 
 
@@ -82,12 +86,15 @@ def extensible(fn: F) -> F:
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             # the usual case first (a method of the agent, no `agent=`): what _find_registry would answer
-            reg = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
+            reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
             if type(reg) in _REGISTRIES:
                 agent = args[0]
             else:
                 agent, reg = _find_registry(args, kwargs)
-            if reg is None or not reg.hooked(base):
+                if reg is None:
+                    return await fn(*args, **kwargs)
+            hit = reg.hooks.get(base)
+            if not (reg.hooked(base) if hit is None else hit):
                 return await fn(*args, **kwargs)
             data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
             await reg.call(start, agent, data=data)
@@ -108,12 +115,15 @@ def extensible(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        reg = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
+        reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
         if type(reg) in _REGISTRIES:
             agent = args[0]
         else:
             agent, reg = _find_registry(args, kwargs)
-        if reg is None or not reg.hooked(base):
+            if reg is None:
+                return fn(*args, **kwargs)
+        hit = reg.hooks.get(base)
+        if not (reg.hooked(base) if hit is None else hit):
             return fn(*args, **kwargs)
         data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
         reg.call_sync(start, agent, data=data)

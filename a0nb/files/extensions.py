@@ -93,6 +93,8 @@ class Extensions(PointRegistry):
         self._chains: dict[str, list[ExtensionInfo]] = {}
         self._bound: dict[str, tuple[tuple[ExtensionInfo, bool, bool], ...]] = {}
         self._hooked: dict[str, bool] = {}
+        self.hooks = self._hooked  # read straight by @extensible: emptied at once by a hierarchy rebuild
+        hierarchy.on_change(self._forget_files)
         self.registered: dict[str, dict[str, ExtensionInfo]] = Registrations(self._forget_chains)
 
     # -- resolution -------------------------------------------------------------------------
@@ -221,9 +223,10 @@ class Extensions(PointRegistry):
             chain = self._bind(point)
         if not chain:
             return
-        track = "loop_data" in kwargs or "system_prompt" in kwargs
+        ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
+        track = ld is not None or system is not None  # (attribution: which extension set which part)
         for info, inline, watched in chain:
-            before = snapshot(kwargs) if track else None
+            before = snapshot(ld, system) if track else ()
             try:
                 if inline:
                     result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
@@ -242,7 +245,7 @@ class Extensions(PointRegistry):
             except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
                 raise wrap(info, point, exc) from exc
             if track:
-                attribute(info, kwargs, before)
+                attribute(info, ld, system, before)
 
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None:
         # (as in call)
@@ -257,9 +260,10 @@ class Extensions(PointRegistry):
             chain = self._bind(point)
         if not chain:
             return
-        track = "loop_data" in kwargs or "system_prompt" in kwargs
+        ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
+        track = ld is not None or system is not None
         for info, inline, _watched in chain:
-            before = snapshot(kwargs) if track else None
+            before = snapshot(ld, system) if track else ()
             try:
                 if inline:
                     result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
@@ -273,7 +277,7 @@ class Extensions(PointRegistry):
             if result is not None:
                 self._settle_sync(info, point, result)
             if track:
-                attribute(info, kwargs, before)
+                attribute(info, ld, system, before)
 
     def _settle_sync(self, info: ExtensionInfo, point: str, result: Any) -> None:
         """What a sync point does with an extension's non-None result: runs a coroutine to its end when no event

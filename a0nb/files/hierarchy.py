@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
@@ -42,6 +43,7 @@ class Hierarchy:
         self._probe: list[tuple[str, object]] = []
         self._replan_at: int | None = None
         self._memo: dict[object, object] = {}
+        self._listeners: list[weakref.WeakMethod[Callable[[], None]]] = []
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
         self.untrusted = ""  # the message listing what untrusted folders hold (empty: nothing)
@@ -70,19 +72,33 @@ class Hierarchy:
         self._memo.clear()
         self.untrusted = report_untrusted(self.roots, self.workdir, self.diagnostics, self.untrusted)
         self.generation += 1
+        for ref in self._listeners:
+            listener = ref()
+            if listener is not None:
+                listener()
         # roots may have changed (a plugin appeared), so the watch list and signature are taken anew
         self._watch = None
         self._signature = self._compute_signature()
         return True
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call the bound method `listener` after every rebuild (held weakly: it does not keep its object alive)."""
+        self._listeners = [r for r in self._listeners if r() is not None] + [weakref.WeakMethod(listener)]
 
     def _watch_roots(self) -> list[tuple[Path, bool]]:
         """(folder, watch .py files too) — bundled files are part of the install and only their folders are watched."""
         if not self.roots:
             base = [self.workdir, self.workdir / ".a0proj", self.home]
             return [(p, True) for p in base]
-        # The bundled defaults are part of the installation: only user-owned roots are watched.
-        return [(r.path, True) for r in self.roots if r.kind not in ("bundled", "bundled-profile")] + [
+        # The bundled defaults, bundled plugins included, are part of the installation: only user-owned roots
+        # are watched.
+        shipped = self._shipped_plugin_dirs()
+        return [(r.path, True) for r in self.roots if r.kind not in ("bundled", "bundled-profile")
+                and not (r.plugin and (r.path in shipped or r.path.parent.parent in shipped))] + [
             (self.home / "plugins", False), (self.workdir / "plugins", False)]
+
+    def _shipped_plugin_dirs(self) -> set[Path]:
+        return {p.path for p in self.plugins if p.source == "bundled"}
 
     def _compute_signature(self) -> tuple[object, ...]:
         """(profile, A0NB_TRUST, the stat of every watched path); plans the per-step check from it."""
@@ -160,9 +176,11 @@ class Hierarchy:
                     self._list_tree(d, out, with_files, depth=0)
                 elif sub in ("tools", "providers", "features") and with_files:  # edited in place: seen next step
                     out += [e.path for e in _scan(d) if e.name.endswith(".py")]
+        shipped = self._shipped_plugin_dirs()
         for plugin in self.plugins:  # a `.toggle-0/1` appearing changes its folder's mtime
             for d in toggle_dirs(plugin, self.workdir, self.home, self.profile):
-                out += [str(d), str(d / "config.json")]
+                if d not in shipped:  # (a bundled plugin's own folder is part of the installation)
+                    out += [str(d), str(d / "config.json")]
         return list(dict.fromkeys(out))  # a path reached twice (the notebook's plugins/ folder) is stat'ed once
 
     def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int) -> None:
