@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Coroutine, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
@@ -212,8 +212,8 @@ class Agent(Registration):
             self._prompt_generation = self.hierarchy.generation
 
     # -- extension points -----------------------------------------------------------------------
-    async def fire(self, point: str, **kwargs: Any) -> None:
-        await self.extensions.call(point, self, **kwargs)
+    def fire(self, point: str, **kwargs: Any) -> Coroutine[Any, Any, None]:  # (awaited by the caller: no extra frame)
+        return self.extensions.call(point, self, **kwargs)
 
     def fire_sync(self, point: str, **kwargs: Any) -> None:
         self.extensions.call_sync(point, self, **kwargs)

@@ -68,3 +68,35 @@ def test_a_folder_added_under_a_young_folder_is_seen(nb: Path, tmp_path: Path) -
     (nb / "tools").mkdir()
     os.utime(nb, ns=(before.st_atime_ns, before.st_mtime_ns))  # as if within the same clock tick
     assert h.refresh() is True
+
+
+def test_a_plugin_switched_off_in_a_scope_that_does_not_exist_yet_is_seen(nb: Path, tmp_path: Path) -> None:
+    # the scoped switch folders (nb/.a0proj/plugins/demo, ...) are below missing watched folders: not stat'ed
+    # on each step, yet their appearance is seen through the folders above them
+    home = tmp_path / "home"
+    home.mkdir()
+    plugin = nb / "plugins" / "demo"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: demo\n")
+    _age(nb, nb / "plugins", plugin, home)
+    h = Hierarchy(nb, home=home, entry_points=False)
+    assert any(r.plugin == "demo" for r in h.roots)
+    h.refresh()
+    assert _stats(h) <= 8 and len(h._watch or []) > 30
+    switch = nb / ".a0proj" / "plugins" / "demo"
+    switch.mkdir(parents=True)
+    (switch / ".toggle-0").write_text("")
+    assert h.refresh() is True
+    assert not any(r.plugin == "demo" for r in h.roots)
+    (switch / ".toggle-0").unlink()
+    assert h.refresh() is True
+    assert any(r.plugin == "demo" for r in h.roots)
+
+
+def test_bundled_plugins_are_part_of_the_installation_and_not_watched(nb: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    h = Hierarchy(nb, home=home, entry_points=False)
+    shipped = [p.path for p in h.plugins if p.source == "bundled"]
+    assert shipped
+    assert not [w for w in h._watch or [] if any(w.startswith(str(p)) for p in shipped)]
