@@ -250,7 +250,7 @@ class _LoopSink:
     def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
         self.calls, self.host, self.ld = calls, calls.host, ld
         self.has_stream_ext = bool(calls.host.extensions.resolve("response_stream"))
-        self.watch = ReplyWatch()
+        self.watch = ReplyWatch(live=self.has_stream_ext)
 
     async def reasoning(self, delta: str, full: str) -> None:
         self.host.checkpoint(self.ld)
@@ -260,7 +260,7 @@ class _LoopSink:
     async def response(self, delta: str, full: str) -> str | None:
         self.host.checkpoint(self.ld)
         self.calls.streamed = full
-        snapshot = self.watch.feed(full)  # each delta parsed once: linear in the reply (stream_watch.py)
+        snapshot = self.watch.feed(full)  # only the new text is looked at: linear in the reply (stream_watch.py)
         stream_data = {"chunk": delta, "full": snapshot or full}
         await self.host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
         if self.has_stream_ext and len(full) >= 25:
