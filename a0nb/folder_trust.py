@@ -15,7 +15,7 @@ from typing import Iterable
 
 from a0nb.atomic_io import write_text
 from a0nb.errors import ConfigError
-from a0nb.resources import PACKAGE_DIR, bundled_root, user_home
+from a0nb.resources import PACKAGE_DIR, bundled_root, environ_generation, user_home
 
 ENV = "A0NB_TRUST"
 FILE_NAME = "trusted_folders.txt"
@@ -48,19 +48,7 @@ def remembered_file(home: Path | None = None) -> Path:
 
 def remembered(home: Path | None = None) -> list[Path]:
     """The folders `trust()` remembered (one per line)."""
-    try:
-        text = remembered_file(home).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    return [_real(line.strip()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
-def _env_folders() -> tuple[bool, list[Path]]:
-    value = os.environ.get(ENV, "").strip()
-    if not value:
-        return False, []
-    items = [v.strip() for v in value.split(os.pathsep) if v.strip()]
-    return "*" in items, [_real(v) for v in items if v != "*"]
+    return [_real(line) for line in _remembered_lines(home or user_home())]
 
 
 def always_trusted(home: Path | None = None) -> list[Path]:
@@ -81,8 +69,49 @@ def _always_trusted(bundled: Path, home: Path) -> tuple[Path, ...]:
 
 def trusted_folders(home: Path | None = None) -> tuple[bool, list[Path]]:
     """(every folder is trusted, the trusted folders)."""
-    everything, env = _env_folders()
-    return everything, always_trusted(home) + env + remembered(home)
+    everything, folders, _ = _trusted(home or user_home())
+    return everything, list(folders)
+
+
+def _trusted(home: Path) -> tuple[bool, tuple[Path, ...], tuple[object, ...]]:
+    """`trusted_folders` and the key it was worked out for: worked out again when the environment, the
+    remembered list (this process's `trust()`/`untrust()` or another's write) or where a listed path leads changed."""
+    hit = _lists.get(home)
+    if hit is not None and hit[2] == _list_key(home, hit[3]):
+        return hit[0], hit[1], hit[2]
+    seen = _list_key(home, ())  # taken before reading: a change during the read is seen next time
+    items = [v.strip() for v in os.environ.get(ENV, "").split(os.pathsep) if v.strip()]
+    listed = tuple(os.path.expanduser(p) for p in items + _remembered_lines(home) if p != "*")
+    key = (*seen[:3], tuple(_identity(p)[:2] for p in listed))  # (folders: where they lead, not their mtime)
+    folders = tuple(always_trusted(home) + [_real(p) for p in listed])
+    if len(_lists) > 64:
+        _lists.clear()
+    _lists[home] = ("*" in items, folders, key, listed)
+    return "*" in items, folders, key
+
+
+def _list_key(home: Path, listed: tuple[str, ...]) -> tuple[object, ...]:
+    name = _file_names.get(home)
+    if name is None:
+        name = _file_names[home] = str(remembered_file(home))
+    return environ_generation(), _writes[0], _identity(name), tuple(_identity(p)[:2] for p in listed)
+
+
+def _identity(path: str) -> tuple[int, ...]:
+    """What changes when a file is rewritten (a new inode: writes are atomic) or a path leads elsewhere."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return ()
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _remembered_lines(home: Path) -> list[str]:
+    try:
+        text = remembered_file(home).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def _under(path: Path, folders: Iterable[Path]) -> bool:
@@ -90,11 +119,29 @@ def _under(path: Path, folders: Iterable[Path]) -> bool:
 
 
 def is_trusted(path: Path | str, home: Path | None = None) -> bool:
-    """Whether `path` (a file or folder) is inside a trusted folder."""
-    everything, folders = trusted_folders(home)
+    """Whether `path` (a file or folder) is inside a trusted folder. The answer is kept for the path while the
+    trust settings and the file or folder the path leads to (through any symlink) stay the same."""
+    everything, folders, key = _trusted(home or user_home())
     if everything:
         return True
-    return _under(_real(path), folders) or _under(_norm(path), folders)
+    name = os.fspath(path)
+    target = _identity(name)
+    if not target:  # nothing there (yet): worked out each time
+        return _under(_real(path), folders) or _under(_norm(path), folders)
+    asked = (name, target[:2], key)
+    answer = _answers.get(asked)
+    if answer is None:
+        answer = _under(_real(path), folders) or _under(_norm(path), folders)
+        if len(_answers) > 4096:
+            _answers.clear()
+        _answers[asked] = answer
+    return answer
+
+
+_lists: dict[Path, tuple[bool, tuple[Path, ...], tuple[object, ...], tuple[str, ...]]] = {}
+_file_names: dict[Path, str] = {}
+_answers: dict[tuple[object, ...], bool] = {}
+_writes = [0]  # bumped by trust() and untrust(): this process's own changes are seen whatever the clock
 
 
 def trust(path: Path | str = ".", home: Path | None = None) -> Path:
@@ -108,6 +155,7 @@ def trust(path: Path | str = ".", home: Path | None = None) -> Path:
         lines = [str(p) for p in known] + [str(folder)]
         write_text(target, "# folders whose Python files, plugins and model endpoints a0nb may use\n"
                    + "\n".join(lines) + "\n", "trusted-folders list")
+        _writes[0] += 1
     return folder
 
 
@@ -118,6 +166,7 @@ def untrust(path: Path | str, home: Path | None = None) -> None:
     target = remembered_file(home)
     if target.exists():
         write_text(target, "".join(f"{p}\n" for p in known), "trusted-folders list")
+        _writes[0] += 1
 
 
 def how_to_trust(folder: Path | str) -> str:

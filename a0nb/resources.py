@@ -1,12 +1,15 @@
 """Where the bundled defaults live: `a0nb/_bundled/` in a wheel, the repository root in a checkout."""
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+@functools.lru_cache(maxsize=None)  # how a0nb was installed does not change while it runs
 def bundled_root() -> Path:
     """The folder holding the bundled `prompts/ agents/ plugins/ tools/ extensions/ skills/ kernel/`."""
     inside = PACKAGE_DIR / "_bundled"
@@ -14,5 +17,24 @@ def bundled_root() -> Path:
 
 
 def user_home() -> Path:
-    """`$A0NB_HOME`, default `~/.a0nb`."""
-    return Path(os.environ.get("A0NB_HOME") or Path.home() / ".a0nb").expanduser()
+    """`$A0NB_HOME`, default `~/.a0nb` (worked out again only when the environment changed)."""
+    generation = environ_generation()
+    if _home[0] != generation:
+        _home[:] = [generation, Path(os.environ.get("A0NB_HOME") or Path.home() / ".a0nb").expanduser()]
+    return _home[1]
+
+
+_home: list = [-1, None]
+_environ: list = [0, {}]  # [generation, the environment as last seen]
+_generations = itertools.count(1)  # each change its own number, also when two threads see it at once
+
+
+def environ_generation() -> int:
+    """A number that changes whenever `os.environ` changed since it was last asked: one dict comparison
+    (done in C) against a copy, so callers can key what they derive from the environment on it."""
+    env = os.environ
+    data = getattr(env, "_data", env)  # the encoded dict behind os.environ (any mapping when it was replaced)
+    seen = _environ
+    if data != seen[1]:
+        seen[:] = [next(_generations), dict(data)]
+    return seen[0]

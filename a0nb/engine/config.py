@@ -13,10 +13,11 @@ from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.errors import ConfigError
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
-from a0nb.files.projects import Project, ProjectCache
+from a0nb.files.projects import META, Project, ProjectCache
 from a0nb.files.credentials import credential_values, dotenv_values
 from a0nb.files.secrets import Secrets, parse_dotenv
 from a0nb.providers.registry import litellm_model_of
+from a0nb.resources import environ_generation, user_home
 from a0nb.settings import Settings, resolve
 
 _ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
@@ -67,11 +68,15 @@ class ProjectState:
 
     def __init__(self, diagnostics: Diagnostics, home: Path | None) -> None:
         self.diagnostics = diagnostics
+        self._home = Path(home).expanduser() if home is not None else None
         self._projects = ProjectCache(diagnostics, home=home)
         self._project: Project | None = None
-        self._secrets: tuple[Project, Secrets] | None = None
+        self._files: tuple[Any, ...] = ()  # (workdir, project folder, home, the names of .env and both secrets.env)
+        self._secrets: tuple[tuple[Any, ...], Secrets] | None = None
         self._masked: Secrets | None = None
-        self._dotenv_cache: tuple[tuple[Any, ...], list[tuple[str, str]]] | None = None
+        self._masked_for: tuple[Any, ...] = ()
+        self._environ: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
+        self._dotenv_cache: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
 
     def invalidate(self) -> None:
         self._project = None
@@ -82,28 +87,55 @@ class ProjectState:
         return self._project
 
     def secrets(self, workdir: Path, key_envs: Iterable[str | None] = ()) -> Secrets:
-        """`secrets.env` values, plus every credential in the environment and the folder's `.env` (masked
-        only); re-built when any of them changed."""
-        project = self.project(workdir)
-        if self._secrets is None or self._secrets[0] is not project:
-            self._secrets = (project, Secrets.load(list(project.secrets_files), self.diagnostics))
+        """`secrets.env` values (`$A0NB_HOME`'s, then the project's), plus every credential in the environment
+        and the folder's `.env` (masked only). Asked many times a step, so every source is checked on every
+        call, cheaply (`environ_generation`: one dict comparison; a stat per file), and read again only when
+        it changed: a credential that appears mid-step is masked from the next masking on."""
+        env = environ_generation()  # taken before anything is read: a change during the read is seen next time
+        names = self._names(workdir)
+        key = (env, tuple(key_envs), _identity(names[0]), _identity(names[1]), _identity(names[2]))
+        if key == self._masked_for and self._masked is not None:
+            return self._masked
+        if self._secrets is None or self._secrets[0] != key[3:]:
+            files = [Path(name) for name, seen in zip(names[1:], key[3:]) if seen]
+            self._secrets = (key[3:], Secrets.load(files, self.diagnostics))
             self._masked = None
-        found = tuple(credential_values(names=key_envs)) + tuple(self._dotenv(workdir))
+        found = self._environment(key[:2]) + self._dotenv(workdir, key[2])
         if self._masked is None or self._masked.credentials != found:
             self._masked = self._secrets[1].with_credentials(found)
+        self._masked_for = key
         return self._masked
 
-    def _dotenv(self, workdir: Path) -> list[tuple[str, str]]:
-        path = workdir / ".env"
-        try:
-            stat = path.stat()
-            key: tuple[Any, ...] = (str(path), stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            return []
-        if self._dotenv_cache is None or self._dotenv_cache[0] != key:
+    def _names(self, workdir: Path) -> tuple[str, str, str]:
+        """`.env` and the `secrets.env` files (later wins), as names for `os.stat`: worked out once per folder."""
+        folder, home = self.project(workdir).folder, self._home or user_home()
+        seen = self._files
+        if not seen or seen[0] is not workdir or seen[1] is not folder or seen[2] is not home:
+            names = (str(workdir / ".env"), str(home / "secrets.env"), str(folder / META / "secrets.env"))
+            seen = self._files = (workdir, folder, home, names)
+        return seen[3]
+
+    def _environment(self, key: tuple[Any, ...]) -> tuple[tuple[str, str], ...]:
+        if self._environ is None or self._environ[0] != key:
+            self._environ = (key, tuple(credential_values(names=key[1])))
+        return self._environ[1]
+
+    def _dotenv(self, workdir: Path, seen: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
+        if not seen:
+            return ()
+        if self._dotenv_cache is None or self._dotenv_cache[0] != (workdir, seen):
             pairs = dotenv_values(workdir, lambda text: [(e.key, e.value) for e in parse_dotenv(text)[0]])
-            self._dotenv_cache = (key, pairs)
+            self._dotenv_cache = ((workdir, seen), tuple(pairs))
         return self._dotenv_cache[1]
+
+
+def _identity(name: str) -> tuple[int, ...]:
+    """What changes when a file is written (in place or replaced): () when there is none."""
+    try:
+        st = os.stat(name)
+    except OSError:
+        return ()
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:

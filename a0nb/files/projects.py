@@ -228,9 +228,10 @@ class ProjectCache:
         self._diagnostics = diagnostics
         self._home = home
         self._entries: dict[Path, tuple[Fingerprint, Project, Diagnostics]] = {}
+        self._resolved: dict[Path, tuple[tuple[int, int], Path]] = {}
 
     def get(self, folder: Path) -> Project:
-        folder = Path(folder).resolve()
+        folder = self._resolve(folder)
         home = Path(self._home).expanduser() if self._home is not None else user_home()
         key = fingerprint(folder, home)  # taken before loading: an edit during the load is seen next time
         hit = self._entries.get(folder)
@@ -249,24 +250,43 @@ class ProjectCache:
         self._entries.clear()
         self._diagnostics.clear("project")
 
+    def _resolve(self, folder: Path) -> Path:
+        """`folder.resolve()`, kept while the path leads to the same folder (its device and inode)."""
+        try:
+            st = os.stat(folder)
+        except (OSError, ValueError):
+            return Path(folder).resolve()
+        hit = self._resolved.get(folder)
+        if hit is None or hit[0] != (st.st_dev, st.st_ino):
+            hit = self._resolved[folder] = ((st.st_dev, st.st_ino), Path(folder).resolve())
+        return hit[1]
+
 
 def fingerprint(folder: Path, home: Path) -> Fingerprint:
     """(mtime_ns, size) of every file read and the mtime of every folder listed."""
-    meta = folder / META
-    parts: list[Any] = [str(home), _stat(meta)]
+    names = _names.get((folder, home))
+    if names is None:
+        meta = folder / META
+        paths = (meta, meta / "project.json", meta / "variables.env", meta / "secrets.env", home / "secrets.env",
+                 meta / "instructions")
+        names = _names[(folder, home)] = tuple(str(p) for p in paths)
+        if len(_names) > 256:
+            _names.clear()
+    parts: list[Any] = [str(home), _stat(names[0])]
     if parts[1] is None:  # no .a0proj/: nothing under it exists (one stat, not eight)
-        return (*parts, None, None, None, _stat(home / "secrets.env"), None)
-    for path in (meta / "project.json", meta / "variables.env", meta / "secrets.env",
-                 home / "secrets.env", meta / "instructions"):
-        parts.append(_stat(path))
-    parts.extend(_entry_stats(meta / "instructions"))
-    parts.extend(_folder_stats(meta / "knowledge"))
+        return (*parts, None, None, None, _stat(names[4]), None)
+    parts.extend(_stat(name) for name in names[1:])
+    parts.extend(_entry_stats(folder / META / "instructions"))
+    parts.extend(_folder_stats(folder / META / "knowledge"))
     return tuple(parts)
 
 
-def _stat(path: Path) -> tuple[int, int] | None:
+_names: dict[tuple[Path, Path], tuple[str, ...]] = {}
+
+
+def _stat(path: Path | str) -> tuple[int, int] | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size

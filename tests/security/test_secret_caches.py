@@ -1,0 +1,220 @@
+"""The secret set and the trust decisions are worked out once and kept (issue 23), but never kept past a
+change: a credential that appears in the environment, `.env` or `secrets.env` mid-turn is masked from the
+next masking on (a tool's own output included), and a trust change is seen at once."""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import a0nb
+from a0nb import Agent, folder_trust
+from a0nb.ext import Response, Tool
+from a0nb.resources import user_home
+from a0nb.testing import answer, tool_reply
+
+TOKEN = "tok-Midturn-4471xq"
+
+
+def _blob(agent: Agent) -> str:
+    return "\n".join([json.dumps(agent.history.to_dict(), ensure_ascii=False),
+                      json.dumps([c.to_dict() for c in agent.calls], default=str, ensure_ascii=False)])
+
+
+def _agent_with_tool(nb: Path, effect: Any, reply: str) -> Agent:
+    """A turn of three steps: a warm-up tool call (every cache filled), the tool that changes a source
+    of secrets and prints the value, then an answer that quotes it."""
+
+    class Change(Tool):
+        async def execute(self, **kwargs: Any) -> Response:
+            effect()
+            return Response(message=f"now set: {TOKEN}")
+
+    class Noop(Tool):
+        async def execute(self, **kwargs: Any) -> Response:
+            return Response(message="nothing to see")
+
+    agent = Agent(nb, model=[tool_reply("noop"), tool_reply("change"), answer(reply)])
+    agent.register_tool(Change, "change")
+    agent.register_tool(Noop, "noop")
+    return agent
+
+
+def test_environment_credential_set_mid_turn_is_masked(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = _agent_with_tool(nb, lambda: monkeypatch.setenv("ACME_SERVICE_TOKEN", TOKEN), f"the token is {TOKEN}")
+    assert agent.mask(TOKEN) == TOKEN  # not a secret yet
+    turn = agent.ask("set the token")
+    blob = _blob(agent)
+    assert TOKEN not in blob and TOKEN not in turn.text
+    assert "now set: <redacted:ACME_SERVICE_TOKEN>" in blob  # the tool's own output, the same step
+    assert agent.calls[-1].response.count("<redacted:ACME_SERVICE_TOKEN>") == 1  # the next call's record
+
+
+def test_environment_credential_changed_or_removed_is_seen(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = Agent(nb, model=[answer("ok")])
+    monkeypatch.setenv("ACME_API_KEY", TOKEN)
+    assert agent.mask(TOKEN) == "<redacted:ACME_API_KEY>"
+    monkeypatch.setenv("ACME_API_KEY", TOKEN + "-rotated")
+    assert agent.mask(TOKEN + "-rotated") == "<redacted:ACME_API_KEY>"
+    monkeypatch.delenv("ACME_API_KEY")
+    assert agent.mask(TOKEN) == TOKEN  # no longer a credential: ordinary text again
+    agent.configure(api_key_env="ACME_CREDS")  # a setting names a variable as a credential
+    monkeypatch.setenv("ACME_CREDS", TOKEN)
+    assert agent.mask(TOKEN) == "<redacted:ACME_CREDS>"
+
+
+def test_dotenv_written_mid_turn_is_masked(nb: Path) -> None:
+    def write() -> None:
+        (nb / ".env").write_text(f"ACME_LOGIN={TOKEN}\n", encoding="utf-8")
+
+    agent = _agent_with_tool(nb, write, f"login with {TOKEN}")
+    turn = agent.ask("write the .env")
+    blob = _blob(agent)
+    assert TOKEN not in blob and TOKEN not in turn.text
+    assert "now set: <redacted:ACME_LOGIN>" in blob
+    # an edit of the same size (a rotated value) is seen too
+    (nb / ".env").write_text(f"ACME_LOGIN={TOKEN[::-1]}\n", encoding="utf-8")
+    assert agent.mask(TOKEN[::-1]) == "<redacted:ACME_LOGIN>"
+
+
+def test_secrets_env_written_mid_turn_is_masked(nb: Path) -> None:
+    def write() -> None:
+        (nb / ".a0proj").mkdir(exist_ok=True)
+        (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
+
+    agent = _agent_with_tool(nb, write, f"the password is {TOKEN}")
+    turn = agent.ask("store the password")
+    last = agent.calls[-1]
+    assert TOKEN not in json.dumps(last.messages, ensure_ascii=False)  # the next request
+    assert TOKEN not in _blob(agent) and TOKEN not in turn.text
+    assert "now set: §§secret(ACME_PASS)" in _blob(agent)  # the tool's own output, the same step
+    assert "the password is §§secret(ACME_PASS)" in last.response
+    assert [e.key for e in agent.secrets.keys()] == ["ACME_PASS"]
+    (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN[::-1]}\n", encoding="utf-8")  # same size
+    assert agent.mask(TOKEN[::-1]) == "§§secret(ACME_PASS)"
+
+
+def test_user_home_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("A0NB_HOME", str(tmp_path / "one"))
+    assert user_home() == tmp_path / "one"
+    monkeypatch.setenv("A0NB_HOME", str(tmp_path / "two"))
+    assert user_home() == tmp_path / "two"
+    monkeypatch.delenv("A0NB_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert user_home() == tmp_path / "h" / ".a0nb"
+
+
+@pytest.fixture
+def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    monkeypatch.delenv("A0NB_TRUST", raising=False)
+    home, a, b = tmp_path / "home", tmp_path / "a", tmp_path / "b"
+    for folder in (home, a, b):
+        folder.mkdir()
+        (folder / "tool.py").write_text("x = 1\n", encoding="utf-8")
+    return home, a.resolve(), b.resolve()
+
+
+def test_trust_and_untrust_are_seen_at_once(folders: tuple[Path, Path, Path]) -> None:
+    home, a, _ = folders
+    assert not folder_trust.is_trusted(a / "tool.py", home)
+    folder_trust.trust(a, home)
+    assert folder_trust.is_trusted(a / "tool.py", home)
+    folder_trust.untrust(a, home)
+    assert not folder_trust.is_trusted(a / "tool.py", home)
+
+
+def test_trusted_list_written_by_another_process_is_seen(folders: tuple[Path, Path, Path]) -> None:
+    home, a, b = folders
+    listed = home / folder_trust.FILE_NAME
+    listed.write_text(f"{a}\n", encoding="utf-8")
+    assert folder_trust.is_trusted(a / "tool.py", home) and not folder_trust.is_trusted(b / "tool.py", home)
+    listed.write_text(f"{b}\n", encoding="utf-8")  # the same size, rewritten in place
+    assert not folder_trust.is_trusted(a / "tool.py", home) and folder_trust.is_trusted(b / "tool.py", home)
+    listed.unlink()
+    assert not folder_trust.is_trusted(b / "tool.py", home)
+
+
+def test_env_trust_changes_are_seen(folders: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    home, a, b = folders
+    monkeypatch.setenv("A0NB_TRUST", str(a))
+    assert folder_trust.is_trusted(a / "tool.py", home) and not folder_trust.is_trusted(b, home)
+    monkeypatch.setenv("A0NB_TRUST", str(b))
+    assert not folder_trust.is_trusted(a / "tool.py", home) and folder_trust.is_trusted(b, home)
+    monkeypatch.setenv("A0NB_TRUST", "*")
+    assert folder_trust.is_trusted(a, home)
+    monkeypatch.delenv("A0NB_TRUST")
+    assert not folder_trust.is_trusted(a, home) and not folder_trust.is_trusted(b, home)
+
+
+def test_a_retargeted_symlink_is_judged_again(folders: tuple[Path, Path, Path]) -> None:
+    """A link in an untrusted folder that led into a trusted one, then leads elsewhere: not trusted any more."""
+    home, a, b = folders
+    folder_trust.trust(a, home)
+    link = b / "link.py"
+    link.symlink_to(a / "tool.py")
+    assert folder_trust.is_trusted(link, home)
+    link.unlink()
+    link.symlink_to(b / "tool.py")
+    assert not folder_trust.is_trusted(link, home)
+    dirlink = b / "dir"
+    dirlink.symlink_to(a)
+    assert folder_trust.is_trusted(dirlink / "tool.py", home)
+    dirlink.unlink()
+    dirlink.symlink_to(b)
+    assert not folder_trust.is_trusted(dirlink / "tool.py", home)
+
+
+def test_a_trusted_link_that_leads_elsewhere_trusts_the_new_folder_only(folders: tuple[Path, Path, Path],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    home, a, b = folders
+    link = home / "current"
+    link.symlink_to(a)
+    monkeypatch.setenv("A0NB_TRUST", str(link))
+    assert folder_trust.is_trusted(a / "tool.py", home) and not folder_trust.is_trusted(b / "tool.py", home)
+    link.unlink()
+    link.symlink_to(b)
+    assert not folder_trust.is_trusted(a / "tool.py", home) and folder_trust.is_trusted(b / "tool.py", home)
+
+
+def test_untrusting_mid_session_stops_the_folder_s_code_at_the_next_step(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the agent: a prompt-variables loader of a trusted folder runs; once the folder is untrusted,
+    the next step neither imports its new version nor uses its variables."""
+    monkeypatch.delenv("A0NB_TRUST", raising=False)
+    folder, marks = tmp_path / "nb", tmp_path / "marks"
+    marks.mkdir()
+    loader = folder / "prompts" / "agent.system.main.role.py"
+    loader.parent.mkdir(parents=True)
+    code = ("import pathlib\npathlib.Path({mark!r}).write_text('ran')\nfrom a0nb.ext import VariablesPlugin\n"
+            "class V(VariablesPlugin):\n    def get_variables(self, file, backup_dirs=None, **kwargs):\n"
+            "        return {{}}\n")
+    loader.write_text(code.format(mark=str(marks / "first")), encoding="utf-8")
+    a0nb.trust(folder)
+    agent = Agent(folder, model=[answer("one"), answer("two")])
+    agent.ask("hello")
+    assert (marks / "first").exists()
+    folder_trust.untrust(folder)
+    loader.write_text(code.format(mark=str(marks / "second")) + "# edited\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", a0nb.UntrustedFolderWarning)
+        agent.ask("again")
+    assert not (marks / "second").exists()
+
+
+def test_project_folder_behind_a_retargeted_link_is_read_again(tmp_path: Path) -> None:
+    from a0nb.diagnostics import Diagnostics
+    from a0nb.files.projects import ProjectCache
+    one, two, link = tmp_path / "one", tmp_path / "two", tmp_path / "link"
+    for folder, title in ((one, "One"), (two, "Two")):
+        (folder / ".a0proj").mkdir(parents=True)
+        (folder / ".a0proj" / "project.json").write_text(json.dumps({"title": title}), encoding="utf-8")
+    link.symlink_to(one)
+    cache = ProjectCache(Diagnostics(), home=tmp_path / "home")
+    assert cache.get(link).title == "One" and cache.get(link).folder == one.resolve()
+    os.unlink(link)
+    link.symlink_to(two)
+    assert cache.get(link).title == "Two" and cache.get(link).folder == two.resolve()
