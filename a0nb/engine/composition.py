@@ -52,7 +52,7 @@ class Composer:
         self._marks: list[tuple[int, int, str]] = []  # after each item: (parts so far, message index, role)
         self._system: list[tuple[str, tuple[Any, ...], Any, Part]] = []  # per section: (text, sources, origin, part)
         self._system_rule: Any = None  # the token counting rule those parts were counted with
-        self._extras: dict[str, tuple[Any, ...]] = {}  # per extras key: (value, origin, kind, index, rule, part)
+        self._extras: dict[str, list[Any]] = {}  # per extras key: [value, origin, kind, counting rule, part]
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
@@ -140,9 +140,9 @@ def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extr
 
 
 def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter",
-                  last: dict[str, tuple[Any, ...]] | None = None) -> list[Part]:
+                  last: dict[str, list[Any]] | None = None) -> list[Part]:
     """One part per extras key; with `last` (kept between calls), a key whose value (a string), origin and
-    place are as they were keeps its part."""
+    kind are as they were keeps its part (its count and source, when only its place moved)."""
     parts = []
     for key, value in extras.items():
         info, kind = ld.extras_origin.get(key, (None, "persistent" if key in ld.extras_persistent else "temporary"))
@@ -150,13 +150,17 @@ def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "
             kind = "temporary"
         hit = last.get(key) if last is not None else None
         if hit is not None and value.__class__ is str and hit[0] == value and hit[1] is info \
-                and hit[2:5] == (kind, index, counter.fn):
-            parts.append(hit[5])
+                and hit[2] == kind and hit[3] is counter.fn:
+            part = hit[4]
+            if part.message_index != index:
+                part = hit[4] = Part("extras", part.label, part.text, part.tokens, index, part.source, (),
+                                     part.extension, kind)
+            parts.append(part)
             continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         ext = info.name if info is not None else ""
         source = f"set by {info.label}" if info is not None else "set outside an extension"
         parts.append(Part("extras", f"extras: {key}", text, counter.count(text), index, source, (), ext, kind))
         if last is not None:
-            last[key] = (value, info, kind, index, counter.fn, parts[-1])
+            last[key] = [value, info, kind, counter.fn, parts[-1]]
     return parts
