@@ -360,5 +360,6 @@ class PromptEngine:
         path = d.path / py
         ctx.sources.setdefault((path, "variables"), Source(py, path, d.label, "variables", self._lower(ctx, py, found)))
         got = self._loaders.variables(path, md_path, list(self._dir_names), ctx.agent, ctx.kwargs, name)
-        ctx.loaded.append((path, md_path, name, dict(got)))
+        if not self._loaders.files_only(path):  # (else invalidate() ends the render's reuse)
+            ctx.loaded.append((path, md_path, name, dict(got)))
         return got
