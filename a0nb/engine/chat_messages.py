@@ -73,31 +73,50 @@ class IncrementalMessages:
     (and fresh lists of parts), so a caller that edits its messages cannot reach the cache or older calls."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._items: list[OutputItem] = []
-        self._done: list[tuple[str, Any]] = []  # (role, content) of each converted message, system excluded
+        self._done: list[dict[str, Any]] = []  # each converted message (system excluded): never handed out
         self._starts: list[int] = []  # index of the first item of each message
+        self._lists: list[int] = []  # the messages whose content is a list of parts (ascending)
 
     def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None) -> list[dict[str, Any]]:
+        try:
+            done = self._update(items, prefix)
+        except BaseException:
+            self._reset()  # half updated: the next call converts everything
+            raise
+        result: list[dict[str, Any]] = []
+        if system is not None:  # providers reject empty content
+            result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
+        offset = len(result)
+        result += map(dict.copy, done)  # fresh dicts (copied in C); the texts are shared, immutable
+        for j in self._lists:  # fresh lists of parts
+            result[offset + j]["content"] = list(result[offset + j]["content"])
+        return result
+
+    def _update(self, items: Sequence[OutputItem], prefix: int | None) -> list[dict[str, Any]]:
         p = common_prefix(self._items, items) if prefix is None else prefix
         k = bisect_left(self._starts, p)  # messages that began inside the unchanged prefix
         keep = max(0, k - 1)  # the last of them may still merge with what follows
         start = self._starts[keep] if k > 0 else 0
-        done, starts = self._done[:keep], self._starts[:keep]
-        last_role = done[-1][0] if done else None
-        for i in range(start, len(items)):
+        done, starts, lists = self._done, self._starts, self._lists
+        del done[keep:], starts[keep:], lists[bisect_left(lists, keep):]
+        last_role = done[-1]["role"] if done else None
+        for i in range(start, len(items)):  # only the items new or changed since the last call
             content = items[i].content
             if not content or (content.__class__ is str and content.isspace()):
                 continue
             role = "assistant" if items[i].ai else "user"
             if role == last_role:
-                done[-1] = (role, _merge(done[-1][1], content))
+                content = _merge(done[-1]["content"], content)
+                done[-1] = {"role": role, "content": content}
             else:
-                done.append((role, content if content.__class__ is str else list(content)))
+                done.append({"role": role, "content": content})
                 starts.append(i)
                 last_role = role
-        self._items, self._done, self._starts = list(items), done, starts
-        result: list[dict[str, Any]] = []
-        if system is not None:  # providers reject empty content
-            result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
-        result += [{"role": r, "content": c if c.__class__ is str else list(c)} for r, c in done]
-        return result
+            if content.__class__ is not str and (not lists or lists[-1] != len(done) - 1):
+                lists.append(len(done) - 1)
+        self._items = list(items)
+        return done

@@ -1,5 +1,7 @@
 """The conversation history: messages grouped into topics and summarised bulks, with token caches,
-serialisation, consistency checks and output items with provenance (`chat_messages` turns them into messages)."""
+serialisation, and output items with provenance (`history_output`; `chat_messages` turns them into messages).
+Token totals and output items are cached per topic and checked against each message's version stamp, so a
+step converts and counts only the messages new or changed since the step before. Checks: `history_check`."""
 from __future__ import annotations
 
 import copy as _copy
@@ -7,39 +9,20 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
+from operator import attrgetter, is_
 from types import MappingProxyType
-from typing import Any, Literal, Mapping, TypeGuard, Union, get_args
+from typing import Any, Mapping, Union
 
+from a0nb.engine.history_output import (MESSAGE_KINDS, Content, HistoryOutput, MessageKind, Origin, OutputItem,
+                                        _dumps, as_item, is_raw, render_content)
 from a0nb.engine.tokens import TokenCounter
 
-__all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "History", "render_content", "is_raw"]
-
-MessageKind = Literal["user", "ai", "tool_result", "warning", "intervention", "summary", "extras", "other"]
-Origin = Literal["raw", "summarised-message", "topic-summary", "bulk-summary"]
-MESSAGE_KINDS: frozenset[str] = frozenset(get_args(MessageKind))
-Content = Union[str, dict, list]
+__all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "HistoryOutput", "History",
+           "render_content", "is_raw", "as_item"]
 
 IMAGE_REMOVED = "[image removed from context to save space]"
 _TOKEN_FIELDS = frozenset({"ai", "content", "summary"})
-
-
-def is_raw(content: Any) -> TypeGuard[dict[str, Any]]:
-    """A raw (multimodal) message: {"raw_content": [provider parts], "preview": "text for counting"}."""
-    return isinstance(content, dict) and "raw_content" in content
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def render_content(content: Content) -> str:
-    """Text of a content value: strings as is, dicts/lists as one-line JSON, raw messages by their preview."""
-    if isinstance(content, str):
-        return content
-    if is_raw(content):
-        preview = content.get("preview")
-        return preview if isinstance(preview, str) else _dumps(content)[:100] + "... (trimmed)"
-    return _dumps(content)
+_CACHES = frozenset({"_tokens", "_item", "_v"})  # set by the caches themselves: not a change of the message
 
 
 @dataclass
@@ -52,13 +35,19 @@ class Message:
     metadata: dict[str, Any] = field(default_factory=dict)
     _tokens: tuple[Any, int] | None = field(default=None, init=False, repr=False, compare=False)
     _item: tuple[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    # the version stamp: a fresh object once asked for, dropped by any change, so a cache of many messages
+    # (a topic's items, its token total) checks they are unchanged by identity alone. Assigning a field is a
+    # change; editing a dict content in place is not seen (assign it again: `m.content = m.content`)
+    _v: object | None = field(default=None, init=False, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
+        d = self.__dict__
+        d[name] = value
+        if name in _CACHES:
+            return
         if name in _TOKEN_FIELDS:  # any change to what the model sees invalidates the cached count
-            object.__setattr__(self, "_tokens", None)
-        if name != "_item":  # the cached output item goes stale with any change
-            object.__setattr__(self, "_item", None)
+            d["_tokens"] = None
+        d["_item"] = d["_v"] = None  # the cached output item and the stamp go stale with any change
 
     @property
     def role(self) -> str:
@@ -100,19 +89,54 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+_STAMP = attrgetter("_v")
+
+
+def _stamp(message: Message) -> object:
+    v = message._v
+    if v is None:
+        v = object()
+        object.__setattr__(message, "_v", v)
+    return v
+
+
+def _holds(messages: list[Message], stamps: list[object]) -> bool:
+    """The first len(stamps) messages are the ones stamped, each unchanged since (identity checks, in C)."""
+    # (stamps first: map stops when they run out, before reading a message past them)
+    return len(messages) >= len(stamps) and all(map(is_, stamps, map(_STAMP, messages)))
+
+
+def _summary_tokens(record: Topic | Bulk, counter: TokenCounter) -> int:
+    memo = record._tok
+    if memo is not None and memo[0] is counter.fn and memo[1] is record.summary:
+        return memo[2]  # type: ignore[no-any-return]
+    value = counter.count(f"user: {record.summary}")
+    record._tok = (counter.fn, record.summary, value)
+    return value
+
+
 @dataclass
 class Topic:
     messages: list[Message] = field(default_factory=list)
     summary: str | None = None
     id: str = field(default_factory=_new_id)
+    # caches over the messages, checked by their stamps: (counter fn, stamps, total) and `_Items`
+    _tok: tuple[Any, Any, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _out: Any = field(default=None, init=False, repr=False, compare=False)
 
     def tokens(self, counter: TokenCounter) -> int:
         if self.summary is not None:
-            return counter.count(f"user: {self.summary}")
-        fn, total = counter.fn, 0
-        for m in self.messages:  # once per step over the whole history: the cached count read inline
-            cached = m._tokens
-            total += cached[1] if cached is not None and cached[0] is fn else m.tokens(counter)
+            return _summary_tokens(self, counter)
+        fn, messages, memo = counter.fn, self.messages, self._tok
+        if memo is not None and memo[0] is fn and memo[1].__class__ is list and _holds(messages, memo[1]):
+            stamps, total = memo[1], memo[2]
+            if len(messages) == len(stamps):
+                return total
+        else:
+            stamps, total = [], 0
+        tail = messages[len(stamps):]  # only the messages new or changed since the last count
+        total += sum([m.tokens(counter) for m in tail])
+        self._tok = (fn, stamps + [_stamp(m) for m in tail], total)  # (a new list: a memo is never edited)
         return total
 
     def all_messages(self) -> list[Message]:
@@ -124,46 +148,17 @@ class Bulk:
     records: list[Union[Topic, "Bulk"]]
     summary: str
     id: str = field(default_factory=_new_id)
+    _tok: tuple[Any, Any, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _out: Any = field(default=None, init=False, repr=False, compare=False)
 
     def tokens(self, counter: TokenCounter) -> int:
-        return counter.count(f"user: {self.summary}")
+        return _summary_tokens(self, counter)
 
     def all_messages(self) -> list[Message]:
-        return [m for record in self.records for m in record.all_messages()]
-
-
-@dataclass(frozen=True)
-class OutputItem:
-    """One history message as it goes to the model, with where it came from."""
-    ai: bool
-    content: str | list
-    message_ids: tuple[str, ...]
-    origin: Origin
-    where: str
-    kind: MessageKind
-    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-    # Agent Zero's output messages are `{"ai": ..., "content": ...}` dicts: an item answers those two keys
-    def __getitem__(self, key: str) -> Any:
-        if key not in ("ai", "content"):
-            raise KeyError(f"{key!r}: a history output item has the keys 'ai' and 'content' (as Agent Zero's)")
-        return getattr(self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in ("ai", "content") else default
-
-    def keys(self) -> tuple[str, str]:
-        return ("ai", "content")
-
-    def __iter__(self) -> Any:
-        return iter(("ai", "content"))
-
-    def __contains__(self, key: object) -> bool:
-        return key in ("ai", "content")
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        raise TypeError("history output items are read-only in a0nb: replace the item instead, e.g. "
-                        "loop_data.history_output[i] = {'ai': False, 'content': '...'}")
+        out: list[Message] = []
+        for record in self.records:
+            out += record.messages if isinstance(record, Topic) else record.all_messages()
+        return out
 
 
 def _summary_item(record: Topic | Bulk, origin: Origin, where: str) -> OutputItem:
@@ -182,34 +177,51 @@ def _message_item(message: Message, where: str) -> OutputItem:
     return item
 
 
-def _topic_items(topic: Topic, where: str) -> list[OutputItem]:
+class _Items:
+    """A topic's (or bulk's) output items as last built, the stamps of the messages they came from, and
+    which of the items hold images. Never edited: a step that adds messages makes a new one."""
+    __slots__ = ("key", "stamps", "items", "images")
+
+    def __init__(self, key: Any, stamps: list[object], items: list[OutputItem], images: list[int]) -> None:
+        self.key, self.stamps, self.items, self.images = key, stamps, items, images
+
+
+def _same(memo: _Items | None, key: Any, messages: list[Message]) -> bool:
+    return memo is not None and memo.key == key and len(messages) == len(memo.stamps) and _holds(messages, memo.stamps)
+
+
+def _topic_items(topic: Topic, where: str) -> _Items:
+    messages, memo = topic.messages, topic._out
     if topic.summary is not None:
-        return [_summary_item(topic, "topic-summary", where)]
-    out = []
-    for m in topic.messages:  # once per step over the whole history: the cached item read inline
-        cached = m._item
-        out.append(cached[1] if cached is not None and cached[0] == where else _message_item(m, where))
-    return out
+        key = (where, topic.summary, topic.id)
+        if not _same(memo, key, messages):
+            memo = topic._out = _Items(key, [_stamp(m) for m in messages],
+                                       [_summary_item(topic, "topic-summary", where)], [])
+        return memo  # type: ignore[no-any-return]
+    if memo is not None and memo.key == where and _holds(messages, memo.stamps):
+        if len(messages) == len(memo.stamps):
+            return memo  # type: ignore[no-any-return]
+        stamps, items, images = memo.stamps, memo.items, memo.images
+    else:
+        stamps, items, images = [], [], []
+    tail = messages[len(stamps):]  # only the messages new or changed since the last call are converted
+    new = [_message_item(m, where) for m in tail]
+    images = images + [len(items) + i for i, item in enumerate(new) if _is_image(item)]
+    topic._out = memo = _Items(where, stamps + [_stamp(m) for m in tail], items + new, images)
+    return memo  # type: ignore[no-any-return]
 
 
-def _has_image(content: str | list) -> bool:
-    return isinstance(content, list) and any(
+def _bulk_item(bulk: Bulk, where: str) -> OutputItem:
+    messages, key = bulk.all_messages(), (where, bulk.summary, bulk.id)
+    if not _same(bulk._out, key, messages):
+        bulk._out = _Items(key, [_stamp(m) for m in messages], [_summary_item(bulk, "bulk-summary", where)], [])
+    return bulk._out.items[0]  # type: ignore[no-any-return]
+
+
+def _is_image(item: OutputItem) -> bool:
+    content = item.content
+    return item.origin == "raw" and isinstance(content, list) and any(
         isinstance(p, dict) and p.get("type") == "image_url" for p in content)
-
-
-def _trim_images(items: list[OutputItem], vision: bool, max_embeds: int) -> list[OutputItem]:
-    # Images are expensive; only the newest `max_embeds` stay (all when <= 0), none without vision.
-    kept = 0
-    result = list(items)
-    for i in range(len(result) - 1, -1, -1):
-        item = result[i]
-        if item.content.__class__ is str or item.origin != "raw" or not _has_image(item.content):
-            continue
-        kept += 1
-        if not vision or (max_embeds > 0 and kept > max_embeds):
-            result[i] = OutputItem(item.ai, IMAGE_REMOVED, item.message_ids, "summarised-message", item.where,
-                                   item.kind, item.metadata)
-    return result
 
 
 @dataclass
@@ -238,12 +250,25 @@ class History:
             self.topics.append(self.current)
             self.current = Topic(id=self.new_id("t"))
 
-    def output(self, *, vision: bool = True, max_embeds: int = 10) -> list[OutputItem]:
-        items = [_summary_item(b, "bulk-summary", f"bulk {i}") for i, b in enumerate(self.bulks, 1)]
-        for i, topic in enumerate(self.topics, 1):
-            items.extend(_topic_items(topic, f"topic {i}"))
-        items.extend(_topic_items(self.current, "current topic"))
-        return _trim_images(items, vision, max_embeds)
+    def output(self, *, vision: bool = True, max_embeds: int = 10) -> HistoryOutput:
+        """The items the model sees, from each topic's cached items: a message is converted only when it is
+        new or changed. Images are expensive: only the newest `max_embeds` stay (all when <= 0), none
+        without vision."""
+        out, images = HistoryOutput(), []
+        for i, b in enumerate(self.bulks, 1):
+            list.append(out, _bulk_item(b, f"bulk {i}"))
+        wheres = [f"topic {i}" for i in range(1, len(self.topics) + 1)] + ["current topic"]
+        for topic, where in zip([*self.topics, self.current], wheres):
+            memo = _topic_items(topic, where)
+            if memo.images:
+                images += [len(out) + i for i in memo.images]
+            list.extend(out, memo.items)
+        if images and (not vision or 0 < max_embeds < len(images)):
+            for i in images[:-max_embeds] if vision else images:
+                item = out[i]
+                list.__setitem__(out, i, OutputItem(item.ai, IMAGE_REMOVED, item.message_ids, "summarised-message",
+                                                    item.where, item.kind, item.metadata))
+        return out
 
     def messages(self) -> list[Message]:
         result = [m for b in self.bulks for m in b.all_messages()]
@@ -278,7 +303,8 @@ class History:
         return history
 
     def validate(self) -> list[str]:
-        return _Validator().run(self)
+        from a0nb.engine.history_check import validate  # (it imports this module)
+        return validate(self)
 
 
 def _copy_topic(topic: Topic) -> Topic:
@@ -312,83 +338,3 @@ def _bulk_from(d: Mapping[str, Any]) -> Bulk:
     records: list[Topic | Bulk] = [_bulk_from(r) if r.get("_cls") == "Bulk" else _topic_from(r)
                                    for r in d.get("records", [])]
     return Bulk(records, str(d.get("summary") or ""), str(d.get("id") or _new_id()))
-
-
-class _Validator:
-    """Collects consistency problems instead of raising, so the inspector can list them all."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-        self.message_ids: set[str] = set()
-        self.record_ids: set[str] = set()
-        self.objects: set[int] = set()
-
-    def run(self, history: History) -> list[str]:
-        for i, bulk in enumerate(history.bulks, 1):
-            self.record(bulk, f"bulk {i}")
-        for i, topic in enumerate(history.topics, 1):
-            self.record(topic, f"topic {i}")
-            if not topic.messages and topic.summary is None:
-                self.problems.append(f"topic {i}: sealed topic is empty")
-        self.record(history.current, "current topic")
-        return self.problems
-
-    def seen(self, obj: object, where: str) -> bool:
-        if id(obj) in self.objects:
-            self.problems.append(f"{where}: the same object appears twice in the history")
-            return True
-        self.objects.add(id(obj))
-        return False
-
-    def record(self, record: object, where: str) -> None:
-        if not isinstance(record, (Topic, Bulk)):
-            self.problems.append(f"{where}: expected a Topic or Bulk, got {type(record).__name__}")
-            return
-        if self.seen(record, where):
-            return
-        if record.id in self.record_ids:
-            self.problems.append(f"{where}: duplicate topic/bulk id {record.id!r}")
-        self.record_ids.add(record.id)
-        if record.summary is not None and not isinstance(record.summary, str):
-            self.problems.append(f"{where}: summary must be a string")
-        if isinstance(record, Bulk):
-            if not record.records:
-                self.problems.append(f"{where}: bulk has no records")
-            for j, child in enumerate(record.records, 1):
-                self.record(child, f"{where} record {j}")
-        else:
-            for j, message in enumerate(record.messages, 1):
-                self.message(message, f"{where} message {j}")
-
-    def message(self, m: object, where: str) -> None:
-        if not isinstance(m, Message):
-            self.problems.append(f"{where}: expected a Message, got {type(m).__name__}")
-            return
-        if self.seen(m, where):
-            return
-        if not isinstance(m.id, str) or not m.id:
-            self.problems.append(f"{where}: id must be a non-empty string")
-        elif m.id in self.message_ids:
-            self.problems.append(f"{where}: duplicate message id {m.id!r}")
-        self.message_ids.add(m.id)
-        if not isinstance(m.ai, bool):
-            self.problems.append(f"{where}: ai must be a bool")
-        if m.kind not in MESSAGE_KINDS:
-            self.problems.append(f"{where}: unknown kind {m.kind!r}")
-        if m.summary is not None and not isinstance(m.summary, str):
-            self.problems.append(f"{where}: summary must be a string or None")
-        if not isinstance(m.metadata, dict):
-            self.problems.append(f"{where}: metadata must be a dict")
-        self.content(m.content, where)
-
-    def content(self, content: object, where: str) -> None:
-        if not isinstance(content, (str, dict, list)):
-            self.problems.append(f"{where}: content must be str, dict or list, got {type(content).__name__}")
-            return
-        if is_raw(content) and not isinstance(content["raw_content"], list):
-            self.problems.append(f"{where}: raw_content must be a list of parts")
-        if not isinstance(content, str):
-            try:
-                _dumps(content)
-            except (TypeError, ValueError) as e:
-                self.problems.append(f"{where}: content is not JSON-serialisable ({e})")

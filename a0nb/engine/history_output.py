@@ -1,18 +1,78 @@
-"""`loop_data.history_output`: the list of output items of one model call, which also takes Agent Zero's
-`{"ai": bool, "content": ...}` dicts (an upstream extension appends or inserts them) and keeps them as items."""
+"""What the model sees of the history: `OutputItem`s (one message, summary or added note each, with where it
+came from) and `loop_data.history_output`, the list of them that also takes Agent Zero's `{"ai": bool,
+"content": ...}` dicts (an upstream extension appends or inserts them) and keeps them as items."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Iterable, SupportsIndex
+import json
+from collections.abc import Mapping as _Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Iterable, Literal, Mapping, SupportsIndex, TypeGuard, Union, get_args
 
-from a0nb.engine.history import OutputItem, is_raw, render_content
+__all__ = ["HistoryOutput", "as_item", "OutputItem", "render_content", "is_raw", "MessageKind", "Origin"]
 
-__all__ = ["HistoryOutput", "as_item"]
+MessageKind = Literal["user", "ai", "tool_result", "warning", "intervention", "summary", "extras", "other"]
+Origin = Literal["raw", "summarised-message", "topic-summary", "bulk-summary"]
+MESSAGE_KINDS: frozenset[str] = frozenset(get_args(MessageKind))
+Content = Union[str, dict, list]
+
+
+def is_raw(content: Any) -> TypeGuard[dict[str, Any]]:
+    """A raw (multimodal) message: {"raw_content": [provider parts], "preview": "text for counting"}."""
+    return isinstance(content, dict) and "raw_content" in content
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_content(content: Content) -> str:
+    """Text of a content value: strings as is, dicts/lists as one-line JSON, raw messages by their preview."""
+    if isinstance(content, str):
+        return content
+    if is_raw(content):
+        preview = content.get("preview")
+        return preview if isinstance(preview, str) else _dumps(content)[:100] + "... (trimmed)"
+    return _dumps(content)
+
+
+@dataclass(frozen=True)
+class OutputItem:
+    """One history message as it goes to the model, with where it came from."""
+    ai: bool
+    content: str | list
+    message_ids: tuple[str, ...]
+    origin: Origin
+    where: str
+    kind: MessageKind
+    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    # Agent Zero's output messages are `{"ai": ..., "content": ...}` dicts: an item answers those two keys
+    def __getitem__(self, key: str) -> Any:
+        if key not in ("ai", "content"):
+            raise KeyError(f"{key!r}: a history output item has the keys 'ai' and 'content' (as Agent Zero's)")
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in ("ai", "content") else default
+
+    def keys(self) -> tuple[str, str]:
+        return ("ai", "content")
+
+    def __iter__(self) -> Any:
+        return iter(("ai", "content"))
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("ai", "content")
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("history output items are read-only in a0nb: replace the item instead, e.g. "
+                        "loop_data.history_output[i] = {'ai': False, 'content': '...'}")
 
 
 def as_item(value: Any) -> Any:
     """An Agent Zero output message as an `OutputItem`; anything else as is."""
-    if isinstance(value, OutputItem) or not isinstance(value, Mapping):
+    if isinstance(value, OutputItem) or not isinstance(value, _Mapping):
         return value
     if "content" not in value:
         raise TypeError(f"a history output message needs 'ai' and 'content' keys (as Agent Zero's), got {dict(value)!r}")
@@ -25,7 +85,8 @@ def as_item(value: Any) -> Any:
 
 
 class HistoryOutput(list):  # type: ignore[type-arg]
-    """A list of `OutputItem`s; dicts shaped as Agent Zero's output messages become items on the way in."""
+    """`loop_data.history_output`: a list of `OutputItem`s (what `History.output()` returns); dicts shaped as
+    Agent Zero's output messages become items on the way in."""
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         super().__init__(as_item(x) for x in items)

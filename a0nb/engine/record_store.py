@@ -34,13 +34,30 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
             new[i] = old[i]
     if n and old[0] is not new[0] and old[0] == new[0]:
         new[0] = old[0]
-    by_key = {p.key: p for p in previous.parts if p.kind in ("system", "extras")}
+    # system parts lead a call's parts and extras end them; the history parts between are the composer's
+    # own (one object per unchanged item already), so only the two ends are looked at
+    by_key = {p.key: p for p in _ends(previous.parts)}
     parts = record.parts
-    for i, part in enumerate(parts):
-        if part.kind in ("system", "extras"):
-            same = by_key.get(part.key)
-            if same is not None and same is not part and same == part:
-                parts[i] = same
+    for i in _end_indices(parts):
+        part = parts[i]
+        same = by_key.get(part.key)
+        if same is not None and same is not part and same == part:
+            parts[i] = same
+
+
+def _end_indices(parts: list[Part]) -> list[int]:
+    """Indices of the leading run of system parts and the trailing run of extras parts."""
+    head = 0
+    while head < len(parts) and parts[head].kind == "system":
+        head += 1
+    tail = len(parts)
+    while tail > head and parts[tail - 1].kind == "extras":
+        tail -= 1
+    return [*range(head), *range(tail, len(parts))]
+
+
+def _ends(parts: list[Part]) -> list[Part]:
+    return [parts[i] for i in _end_indices(parts)]
 
 
 class Spill:

@@ -26,6 +26,15 @@ class PointRegistry(abc.ABC):
     @abc.abstractmethod
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None: ...
 
+    def hooked(self, base: str) -> bool:
+        """Whether `base/start` or `base/end` has any extension (a registry may answer from a cache)."""
+        return bool(self.resolve(base + "/start") or self.resolve(base + "/end"))
+
+
+# Classes seen to be PointRegistry implementations: `isinstance` on an ABC costs a Python-level call, and the
+# check runs on every call of an extensible function
+_REGISTRIES: set[type] = set()
+
 
 # a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
 UPSTREAM_MODULE_NAMES: Mapping[str, str] = MappingProxyType({"a0nb.engine.agent": "agent"})
@@ -40,13 +49,16 @@ def function_point(fn: Callable[..., Any]) -> str:
 
 
 def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, PointRegistry | None]:
+    """The agent the call is given (an `agent=` argument first, then the positional ones) and its registry."""
     candidate = kwargs.get("agent")
     reg = getattr(candidate, "extensions", None)
     if isinstance(reg, PointRegistry):
+        _REGISTRIES.add(type(reg))
         return candidate, reg
     for a in args:
         reg = getattr(a, "extensions", None)
         if isinstance(reg, PointRegistry):
+            _REGISTRIES.add(type(reg))
             return a, reg
     return None, None
 
@@ -69,8 +81,13 @@ def extensible(fn: F) -> F:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            agent, reg = _find_registry(args, kwargs)
-            if reg is None or not (reg.resolve(start) or reg.resolve(end)):
+            # the usual case first (a method of the agent, no `agent=`): what _find_registry would answer
+            reg = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
+            if type(reg) in _REGISTRIES:
+                agent = args[0]
+            else:
+                agent, reg = _find_registry(args, kwargs)
+            if reg is None or not reg.hooked(base):
                 return await fn(*args, **kwargs)
             data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
             await reg.call(start, agent, data=data)
@@ -91,8 +108,12 @@ def extensible(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        agent, reg = _find_registry(args, kwargs)
-        if reg is None or not (reg.resolve(start) or reg.resolve(end)):
+        reg = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
+        if type(reg) in _REGISTRIES:
+            agent = args[0]
+        else:
+            agent, reg = _find_registry(args, kwargs)
+        if reg is None or not reg.hooked(base):
             return fn(*args, **kwargs)
         data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
         reg.call_sync(start, agent, data=data)

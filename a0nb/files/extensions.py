@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import functools
 import inspect
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, cast
+from types import CoroutineType
+from typing import Any, Callable, cast
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error, ExtensionError, RepairableError
+from a0nb.files.ext_calls import (
+    REGISTERED, Registrations, as_coro, attribute, call_subset, snapshot, wrap,
+)
 from a0nb.files.extensible import PointRegistry, extensible, function_point
-from a0nb.files.hierarchy import Hierarchy
+from a0nb.files.hierarchy import Hierarchy, py_files
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
 from a0nb.files.points import POINTS, is_known
 
@@ -24,7 +27,6 @@ __all__ = [
     "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "function_point",
 ]
 
-REGISTERED = "registered in the notebook"
 # A user's sync extension runs in a worker thread (so a hang can be cut off at `timeout`) until it has been
 # quick QUICK_RUNS times in a row; then it runs inline, timed, and goes back to a worker after a slow run.
 # Bundled and async extensions always run inline (async ones are limited by asyncio.wait_for).
@@ -79,26 +81,66 @@ class Extensions(PointRegistry):
         loader.use_roots(lambda: hierarchy.roots)
         self.diagnostics = diagnostics
         self.timeout = timeout
-        self.registered: dict[str, dict[str, ExtensionInfo]] = {}
         self.stats = FireStats()
         self._validated_generation = -1
         self._quick: dict[Any, int] = {}  # factory -> quick runs in a row (_TRUSTED: always inline)
+        # Resolved chains, valid for one hierarchy generation and one state of `registered` (any change to
+        # either empties them): point -> files' chain; point -> files + registrations; point -> the chain bound
+        # for calling ((info, runs inline untimed, awaited under the time limit)); `_functions/...` base -> has a
+        # start or end extension
+        self._generation = hierarchy.generation
+        self._files: dict[str, list[ExtensionInfo]] = {}
+        self._chains: dict[str, list[ExtensionInfo]] = {}
+        self._bound: dict[str, tuple[tuple[ExtensionInfo, bool, bool], ...]] = {}
+        self._hooked: dict[str, bool] = {}
+        self.registered: dict[str, dict[str, ExtensionInfo]] = Registrations(self._forget_chains)
 
     # -- resolution -------------------------------------------------------------------------
     def resolve(self, point: str) -> list[ExtensionInfo]:
-        found = self.hierarchy.memo(("extensions", point), lambda: self._resolve_files(point))
-        extra = self.registered.get(point)
-        if not extra:
-            return found
-        merged = {e.name: e for e in found}
-        merged.update(extra)  # a cell registration beats a file of the same name
-        return sorted(merged.values(), key=lambda e: e.name)
+        """The extensions at `point` in run order (cached until the hierarchy or a registration changes)."""
+        if self._generation != self.hierarchy.generation:
+            self._forget_files()
+        chain = self._chains.get(point)
+        if chain is None:
+            found = self._files.get(point)
+            if found is None:
+                found = self._files[point] = self._resolve_files(point)
+            extra = self.registered.get(point)
+            if extra:
+                merged = {e.name: e for e in found}
+                merged.update(extra)  # a cell registration beats a file of the same name
+                found = sorted(merged.values(), key=lambda e: e.name)
+            chain = self._chains[point] = found
+        return chain
+
+    def hooked(self, base: str) -> bool:
+        if self._generation == self.hierarchy.generation:
+            hit = self._hooked.get(base)
+            if hit is not None:
+                return hit
+        hooked = self._hooked[base] = bool(self.resolve(base + "/start") or self.resolve(base + "/end"))
+        return hooked
+
+    def _bind(self, point: str) -> tuple[tuple[ExtensionInfo, bool, bool], ...]:
+        bound = self._bound[point] = tuple((info, _inline(info), not info.root_label.startswith("bundled"))
+                                         for info in self.resolve(point))
+        return bound
+
+    def _forget_files(self) -> None:
+        self._generation = self.hierarchy.generation
+        self._files.clear()
+        self._forget_chains()
+
+    def _forget_chains(self) -> None:
+        self._chains.clear()
+        self._bound.clear()
+        self._hooked.clear()
 
     def _resolve_files(self, point: str) -> list[ExtensionInfo]:
         self.validate()
         copies: dict[str, list[tuple[Any, Path]]] = {}
         for root, folder in self.hierarchy.extension_dirs(point):
-            for path in sorted(folder.glob("*.py")):
+            for path in py_files(folder):
                 copies.setdefault(path.stem, []).append((root, path))
         infos = []
         for name in sorted(copies):
@@ -166,20 +208,31 @@ class Extensions(PointRegistry):
         self.registered.get(point, {}).pop(name, None)
 
     # -- calling ----------------------------------------------------------------------------
-    def _count(self, point: str) -> None:
-        self.stats.counts[point] = self.stats.counts.get(point, 0) + 1
+    async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
+        # (inlined in call and call_sync: a fire counts, then costs a dict lookup while nothing changed)
+        try:
+            self.stats.counts[point] += 1
+        except KeyError:
+            self.stats.counts[point] = 1
         if self.stats.trace is not None:
             self.stats.trace.append(point)
-
-    async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
-        self._count(point)
-        for info in self.resolve(point):
-            before = _snapshot(kwargs)
+        chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
+        if chain is None:
+            chain = self._bind(point)
+        if not chain:
+            return
+        track = "loop_data" in kwargs or "system_prompt" in kwargs
+        for info, inline, watched in chain:
+            before = snapshot(kwargs) if track else None
             try:
-                result = self._run(info, point, agent, kwargs)
-                if inspect.isawaitable(result):
-                    if self.timeout and not info.root_label.startswith("bundled"):
-                        await asyncio.wait_for(_as_coro(result), self.timeout)
+                if inline:
+                    result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
+                        call_subset(info.factory, agent, kwargs)
+                else:
+                    result = self._run(info, point, agent, kwargs)
+                if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
+                    if self.timeout and watched:
+                        await asyncio.wait_for(as_coro(result), self.timeout)
                     else:  # bundled hooks are part of the loop: no watchdog task per call
                         await result
             except asyncio.TimeoutError as exc:
@@ -187,36 +240,58 @@ class Extensions(PointRegistry):
             except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
                 raise
             except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
-                raise _wrap(info, point, exc) from exc
-            _attribute(info, kwargs, before)
+                raise wrap(info, point, exc) from exc
+            if track:
+                attribute(info, kwargs, before)
 
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None:
-        self._count(point)
-        for info in self.resolve(point):
-            before = _snapshot(kwargs)
+        # (as in call)
+        try:
+            self.stats.counts[point] += 1
+        except KeyError:
+            self.stats.counts[point] = 1
+        if self.stats.trace is not None:
+            self.stats.trace.append(point)
+        chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
+        if chain is None:
+            chain = self._bind(point)
+        if not chain:
+            return
+        track = "loop_data" in kwargs or "system_prompt" in kwargs
+        for info, inline, _watched in chain:
+            before = snapshot(kwargs) if track else None
             try:
-                result = self._run(info, point, agent, kwargs)
+                if inline:
+                    result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
+                        call_subset(info.factory, agent, kwargs)
+                else:
+                    result = self._run(info, point, agent, kwargs)
             except (A0Error, RepairableError, KeyboardInterrupt):
                 raise
             except (Exception, SystemExit) as exc:
-                raise _wrap(info, point, exc) from exc
-            if inspect.iscoroutine(result) and _no_running_loop():
-                # an async extension at a sync point outside any event loop (an agent built in plain
-                # Python, as Agent Zero's agent_init examples are written) runs to its end here
-                try:
-                    asyncio.run(result)
-                except (A0Error, RepairableError, KeyboardInterrupt):
-                    raise
-                except (Exception, SystemExit) as exc:
-                    raise _wrap(info, point, exc) from exc
-                _attribute(info, kwargs, before)
-                continue
-            if inspect.isawaitable(result):
-                if inspect.iscoroutine(result):
-                    result.close()
-                raise ExtensionError(f"extension {info.label} is async but point {point} is synchronous; "
-                                     "make its execute() a plain def")
-            _attribute(info, kwargs, before)
+                raise wrap(info, point, exc) from exc
+            if result is not None:
+                self._settle_sync(info, point, result)
+            if track:
+                attribute(info, kwargs, before)
+
+    def _settle_sync(self, info: ExtensionInfo, point: str, result: Any) -> None:
+        """What a sync point does with an extension's non-None result: runs a coroutine to its end when no event
+        loop runs (an agent built in plain Python, as Agent Zero's agent_init examples are written), refuses
+        an awaitable otherwise, ignores anything else."""
+        if inspect.iscoroutine(result) and _no_running_loop():
+            try:
+                asyncio.run(result)
+            except (A0Error, RepairableError, KeyboardInterrupt):
+                raise
+            except (Exception, SystemExit) as exc:
+                raise wrap(info, point, exc) from exc
+            return
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise ExtensionError(f"extension {info.label} is async but point {point} is synchronous; "
+                                 "make its execute() a plain def")
 
     # -- time limits -------------------------------------------------------------------------
     def _run(self, info: ExtensionInfo, point: str, agent: Any, kwargs: dict[str, Any]) -> Any:
@@ -278,78 +353,25 @@ def _no_running_loop() -> bool:
     return False
 
 
+def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
+    """One call of a timed extension (tests/compat/call_watch.py recognises a user file's calls by this frame)."""
+    if info.is_class:
+        return info.factory(agent=agent).execute(**kwargs)
+    return call_subset(info.factory, agent, kwargs)
+
+
+def _inline(info: ExtensionInfo) -> bool:
+    """Called straight from the chain's loop: bundled extensions and async functions registered from Python
+    (user files, even trusted ones, go through Extensions._run and its `_invoke`)."""
+    return info.root_label.startswith("bundled") or (info.path is None and _trusted(info))
+
+
 def _trusted(info: ExtensionInfo) -> bool:
     """Bundled extensions are part of a0nb; async ones are limited by asyncio.wait_for without a thread."""
     if info.root_label.startswith("bundled"):
         return True
     fn = getattr(info.factory, "execute", None) if info.is_class else info.factory
     return inspect.iscoroutinefunction(fn)
-
-
-def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
-    if info.is_class:
-        return info.factory(agent=agent).execute(**kwargs)
-    return _call_subset(info.factory, agent, kwargs)
-
-
-# A process-wide cache, not state: a function's signature never changes, and a registered function is the key
-# (bounded, so re-registered notebook functions do not pile up).
-@functools.lru_cache(maxsize=512)
-def _accepted(fn: Callable[..., Any]) -> tuple[bool, frozenset[str]]:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return True, frozenset()
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return True, frozenset()
-    return False, frozenset(p.name for p in params)
-
-
-def _call_subset(fn: Callable[..., Any], agent: Any, kwargs: dict[str, Any]) -> Any:
-    """Registered functions may take any subset of the point's kwargs (and `agent`)."""
-    takes_all, names = _accepted(fn)
-    if takes_all:
-        return fn(agent=agent, **kwargs)
-    args = {k: v for k, v in kwargs.items() if k in names}
-    if "agent" in names:
-        args["agent"] = agent
-    return fn(**args)
-
-
-async def _as_coro(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
-
-
-def _wrap(info: ExtensionInfo, point: str, exc: BaseException) -> ExtensionError:
-    where = str(info.path) if info.path else f"{info.name} ({REGISTERED})"
-    return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
-
-
-def _snapshot(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    ld = kwargs.get("loop_data")
-    system = kwargs.get("system_prompt")
-    if ld is None and system is None:
-        return None
-    temp = {k: id(v) for k, v in ld.extras_temporary.items()} if ld is not None else {}
-    pers = {k: id(v) for k, v in ld.extras_persistent.items()} if ld is not None else {}
-    return temp, pers, len(system) if isinstance(system, list) else None
-
-
-def _attribute(info: ExtensionInfo, kwargs: dict[str, Any], before: tuple[Any, ...] | None) -> None:
-    """Remember which extension set each extras key and appended each system section."""
-    if before is None:
-        return
-    temp, pers, n_system = before
-    ld = kwargs.get("loop_data")
-    if ld is not None:
-        for store, old, kind in ((ld.extras_temporary, temp, "temporary"), (ld.extras_persistent, pers, "persistent")):
-            for key, value in store.items():
-                if old.get(key) != id(value):
-                    ld.extras_origin[key] = (info, kind)
-    system = kwargs.get("system_prompt")
-    if n_system is not None and isinstance(system, list) and ld is not None:
-        for i in range(n_system, len(system)):
-            ld.system_origin[i] = info
 
 
 def _closest(point: str) -> str:

@@ -37,8 +37,10 @@ class Hierarchy:
         self.generation = 0
         self._signature: tuple[object, ...] | None = None
         self._watch: list[str] | None = None
-        self._parents: list[int] = []  # per watched path: the index of its folder in the list, or -1
-        self._absent: list[bool] = []  # per watched path: missing, and its (old) folder's mtime will tell
+        # the per-step check (_unchanged): the watched paths to stat, each with its stat at the last take, and when
+        # the missing paths kept in it only because their folder was young may be dropped
+        self._probe: list[tuple[str, object]] = []
+        self._replan_at: int | None = None
         self._memo: dict[object, object] = {}
         self.plugins: list[Plugin] = []
         self.roots: list[Root] = []
@@ -54,6 +56,8 @@ class Hierarchy:
 
     def refresh(self) -> bool:
         """Stat the watched folders (and user .py files); rebuild when anything changed."""
+        if self._watch is not None and self._unchanged():
+            return False
         sig = self._compute_signature()
         if sig == self._signature:
             return False
@@ -81,38 +85,62 @@ class Hierarchy:
             (self.home / "plugins", False), (self.workdir / "plugins", False)]
 
     def _compute_signature(self) -> tuple[object, ...]:
-        """One stat per watched path. A folder's mtime changes when an entry is added, removed or renamed, and
-        every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans).
-        A path found missing under a watched folder whose mtime was already old then (outside the coarse
-        clock's reach, RACY_NS) is not stat'ed again: its appearance changes that folder's mtime; a path
-        under a missing watched folder is missing too."""
+        """(profile, A0NB_TRUST, the stat of every watched path); plans the per-step check from it."""
         if self._watch is None:
             self._watch = self._watch_list()
-            self._parents = _parent_indexes(self._watch)
-            self._absent = [False] * len(self._watch)
-        sig: list[object] = [self.profile, os.environ.get("A0NB_TRUST")]  # trusting a folder changes what loads
-        head = len(sig)  # path i's entry is sig[head + i]
-        stat = os.stat
-        parents, absent = self._parents, self._absent
         now = time.time_ns()
-        for i, path in enumerate(self._watch):
-            if absent[i]:
-                sig.append(None)
-                continue
-            parent = parents[i]
-            if parent >= 0 and sig[head + parent] is None:
-                sig.append(None)  # (not remembered: the folder may appear, and with it this path)
-                continue
+        sig: list[object] = [self.profile, os.environ.get("A0NB_TRUST")]  # trusting a folder changes what loads
+        stat = os.stat
+        for path in self._watch:
             try:
                 st = stat(path)
             except OSError:
                 sig.append(None)
-                if parent >= 0:
-                    up = sig[head + parent]
-                    absent[i] = isinstance(up, tuple) and now - up[0] > RACY_NS
                 continue
             sig.append((st.st_mtime_ns, st.st_size))
+        self._plan(sig[2:], now)
         return tuple(sig)
+
+    def _plan(self, seen: list[object], now: int) -> None:
+        """Choose what each step stats. A folder's mtime changes when an entry is added, removed or renamed, and
+        every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans).
+        A path missing in a watched folder whose mtime is old (outside the coarse clock's reach, RACY_NS) is
+        left out: its appearance changes that folder's mtime; so is a path below a missing watched folder.
+        A step passes only when every planned stat is unchanged, which vouches for the left-out paths."""
+        assert self._watch is not None
+        index = {p: i for i, p in enumerate(self._watch)}
+        probe, young = [], []
+        for path, was in zip(self._watch, seen):
+            if was is None:
+                up, direct = _watched_above(path, index, seen)
+                if up is _MISSING:
+                    continue
+                if direct and isinstance(up, tuple):
+                    if now - up[0] > RACY_NS:
+                        continue
+                    young.append(up[0])
+            probe.append((path, was))
+        self._probe = probe
+        self._replan_at = min(young) + RACY_NS if young else None
+
+    def _unchanged(self) -> bool:
+        """The per-step check: one stat per path in the plan, stopping at the first change."""
+        if os.environ.get("A0NB_TRUST") != self._signature[1]:  # type: ignore[index]
+            return False
+        now = time.time_ns() if self._replan_at is not None else 0  # (before the stats: see _plan)
+        stat = os.stat
+        for path, was in self._probe:
+            try:
+                st = stat(path)
+            except OSError:
+                if was is not None:
+                    return False
+                continue
+            if was != (st.st_mtime_ns, st.st_size):
+                return False
+        if self._replan_at is not None and now > self._replan_at:  # young folders grew old: fewer stats from now
+            self._plan(list(self._signature[2:]), now)  # type: ignore[index]
+        return True
 
     def _watch_list(self) -> list[str]:
         """Every path whose stat is part of the signature: each watched root and its known sub-folders, the
@@ -130,20 +158,22 @@ class Hierarchy:
                 out.append(str(d))
                 if sub in ("extensions", "extensions/python"):
                     self._list_tree(d, out, with_files, depth=0)
+                elif sub == "prompts" and with_files:  # edited in place: seen next step (the agent's prompt
+                    self._list_tree(d, out, with_files, depth=0, suffix="")  # caches trust this watch)
                 elif sub in ("tools", "providers", "features") and with_files:  # edited in place: seen next step
                     out += [e.path for e in _scan(d) if e.name.endswith(".py")]
         for plugin in self.plugins:  # a `.toggle-0/1` appearing changes its folder's mtime
             for d in toggle_dirs(plugin, self.workdir, self.home, self.profile):
                 out += [str(d), str(d / "config.json")]
-        return out
+        return list(dict.fromkeys(out))  # a path reached twice (the notebook's plugins/ folder) is stat'ed once
 
-    def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int) -> None:
+    def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int, suffix: str = ".py") -> None:
         for e in _scan(d):
             if e.is_dir(follow_symlinks=False) and depth < 8 and e.name != "__pycache__":
                 out.append(e.path)
                 if e.name != "python" or depth > 0:
-                    self._list_tree(Path(e.path), out, with_files, depth + 1)
-            elif with_files and e.name.endswith(".py"):
+                    self._list_tree(Path(e.path), out, with_files, depth + 1, suffix)
+            elif with_files and e.name.endswith(suffix):
                 out.append(e.path)
 
     # -- lookups ----------------------------------------------------------------------------
@@ -169,15 +199,17 @@ class Hierarchy:
 
     def extension_dirs(self, point: str) -> list[tuple[Root, Path]]:
         """`extensions/<point>/` and Agent Zero's `extensions/python/<point>/` in every root."""
-        def build() -> list[tuple[Root, Path]]:
-            out = []
-            for r in self.roots:
-                for spelling in _EXT_SPELLINGS:
-                    d = r.path.joinpath(*spelling, *point.split("/"))
-                    if d.is_dir():
-                        out.append((r, d))
-            return out
-        return self.memo(("ext", point), build)
+        return self.memo(("ext-index",), self._index_extensions).get(point) or []
+
+    def _index_extensions(self) -> dict[str, list[tuple[Root, Path]]]:
+        """Every folder below each root's `extensions/` and `extensions/python/`, under the point name it serves
+        (its path below that folder), in priority order: one scan per generation, not two checks per root
+        and point."""
+        index: dict[str, list[tuple[Root, Path]]] = {}
+        for r in self.roots:
+            for spelling in _EXT_SPELLINGS:
+                _index_tree(r, r.path.joinpath(*spelling), "", index, 0)
+        return index
 
     def point_folders(self) -> list[tuple[Root, Path, str]]:
         """Every extension folder on disk with the point name it claims (for validation and listing)."""
@@ -210,14 +242,39 @@ class Hierarchy:
         return "\n".join(lines)
 
 
-def _parent_indexes(paths: list[str]) -> list[int]:
-    """The index of each path's folder when that folder is watched earlier in the list (else -1)."""
-    index: dict[str, int] = {}
-    out = []
-    for i, p in enumerate(paths):
-        out.append(index.get(os.path.dirname(p), -1))
-        index.setdefault(p, i)
-    return out
+_MISSING = object()
+
+
+def _watched_above(path: str, index: dict[str, int], seen: list[object]) -> tuple[object, bool]:
+    """The stat of the nearest watched folder above `path` (_MISSING: it is missing; None: no such folder), and
+    whether it is `path`'s own folder."""
+    folder, direct = os.path.dirname(path), True
+    while folder not in index:
+        above = os.path.dirname(folder)
+        if above == folder:
+            return None, False
+        folder, direct = above, False
+    was = seen[index[folder]]
+    return (_MISSING if was is None else was), direct
+
+
+def _index_tree(root: Root, folder: Path, prefix: str, index: dict[str, list[tuple[Root, Path]]], depth: int) -> None:
+    if depth > 16:  # deeper than any point name; a symlink loop stops here
+        return
+    for e in _scan(folder):
+        try:
+            is_dir = e.is_dir() and e.name != "__pycache__"
+        except OSError:
+            continue
+        if is_dir:
+            path = Path(e.path)
+            index.setdefault(prefix + e.name, []).append((root, path))
+            _index_tree(root, path, prefix + e.name + "/", index, depth + 1)
+
+
+def py_files(folder: Path) -> list[Path]:
+    """The `*.py` entries of `folder`, sorted by name (what `sorted(folder.glob("*.py"))` gives, in one scan)."""
+    return [folder / name for name in sorted(e.name for e in _scan(folder) if e.name.endswith(".py"))]
 
 
 def _function_leaves(d: Path) -> Sequence[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from operator import methodcaller
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
@@ -17,6 +18,7 @@ from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply,
 from a0nb.errors import ModelError
 
 CHUNK = 8
+_CONTENT = methodcaller("get", "content", "")
 FAULTS = ("rate_limit", "timeout", "server", "context_window", "auth", "break")
 
 
@@ -94,6 +96,9 @@ class ScriptedProvider:
     def __init__(self, source: str | Path | Sequence[Any], base: Path | None = None) -> None:
         self.replies, self.label = load_script(source, base)
         self.used: set[int] = set()
+        self._free = 0  # every reply before this one is used
+        self._when = [i for i, r in enumerate(self.replies) if r.when is not None]  # the replies that look
+        self._sizes: tuple[list[Any], list[int]] = ([], [0])  # last request's contents, running character sums
 
     @property
     def position(self) -> int:
@@ -104,11 +109,18 @@ class ScriptedProvider:
         return len(self.replies) - len(self.used)
 
     def _next(self, messages: list[dict[str, Any]]) -> ScriptedReply:
-        conversation = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") != "system")
-        for i, reply in enumerate(self.replies):
-            if i not in self.used and reply.fits(conversation):
-                self.used.add(i)
-                return reply
+        used, replies = self.used, self.replies
+        if len(used) < self._free:  # replies handed back (the set edited): look from the start again
+            self._free = 0
+        while self._free in used:
+            self._free += 1
+        # the conversation is joined only when an unused reply has a `when` to match it against
+        conversation = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") != "system") \
+            if any(i not in used for i in self._when) else ""
+        for i in range(self._free, len(replies)):
+            if i not in used and replies[i].fits(conversation):
+                used.add(i)
+                return replies[i]
         if self.remaining:
             raise ModelError(f"scripted model: none of the {self.remaining} unused replies in {self.label} has a "
                              "`when` that matches this request (check the regexes, or add a reply without `when`)")
@@ -149,12 +161,33 @@ class ScriptedProvider:
         content, reasoning = "".join(partial["content"]), "".join(partial["reasoning"])
         usage = dict(reply.usage or {})
         if not usage:
-            prompt_chars = sum([len(c) if (c := m.get("content", "")).__class__ is str else len(str(c))
-                                for m in state["request"]["messages"]])
+            prompt_chars = self._prompt_chars(state["request"]["messages"])
             usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4 + len(reasoning) // 4}
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         return ModelReply(content=content, reasoning=reasoning, usage=usage, cost=0.0, model=state["model"],
                           chunks=partial["chunks"])
+
+
+    def _prompt_chars(self, messages: list[dict[str, Any]]) -> int:
+        """Characters of every message's content; only the messages after the part unchanged since the last
+        request are measured (their contents are compared in C, the same text objects most of the time)."""
+        contents = list(map(_CONTENT, messages))  # (in C: no Python call per message)
+        old, sums = self._sizes
+        n = min(len(old), len(contents))
+        if contents[:n] != old[:n]:
+            lo, hi = 0, n  # the first difference, by halves
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if contents[lo:mid + 1] == old[lo:mid + 1]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            n = lo
+        sums = sums[:n + 1]
+        for c in contents[n:]:
+            sums.append(sums[-1] + (len(c) if c.__class__ is str else len(str(c))))
+        self._sizes = (contents, sums)
+        return sums[-1]
 
 
 def _fault(kind: str) -> ModelError:

@@ -1,0 +1,128 @@
+"""What files/extensions.py needs around one extension's call: the registrations mapping that reports every
+change (so resolved chains are dropped), calling a registered function with the kwargs it takes, error
+wrapping, and attribution (which extension set each extras key and appended each system section)."""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Awaitable, Callable, Iterable
+
+from a0nb.errors import ExtensionError
+
+REGISTERED = "registered in the notebook"
+
+
+class Registrations(dict):  # type: ignore[type-arg]
+    """point -> {name: ExtensionInfo}, as registered from Python. Every change, through `register()` or straight
+    on the mapping (`registered.clear()`, `registered[point].pop(name)`), calls `changed`."""
+
+    def __init__(self, changed: Callable[[], None], items: Iterable[tuple[Any, Any]] = (), *, inner: bool = False) -> None:
+        super().__init__()
+        self._changed, self._inner = changed, inner
+        for key, value in items:
+            self[key] = value
+
+    def _own(self, value: Any) -> Any:  # a point's own mapping reports its changes too
+        if not self._inner and isinstance(value, dict) and not isinstance(value, Registrations):
+            return Registrations(self._changed, value.items(), inner=True)
+        return value
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, self._own(value))
+        self._changed()
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self._changed()
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        value = super().pop(key, *default)
+        self._changed()
+        return value
+
+    def popitem(self) -> tuple[Any, Any]:
+        item = super().popitem()
+        self._changed()
+        return item
+
+    def clear(self) -> None:
+        super().clear()
+        self._changed()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def __ior__(self, other: Any) -> "Registrations":  # type: ignore[misc]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> Any:  # copies and pickles are plain dicts
+        return (dict, (dict(self),))
+
+
+# A process-wide cache, not state: a function's signature never changes, and a registered function is the key
+# (bounded, so re-registered notebook functions do not pile up).
+@functools.lru_cache(maxsize=512)
+def _accepted(fn: Callable[..., Any]) -> tuple[bool, frozenset[str]]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True, frozenset()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return True, frozenset()
+    return False, frozenset(p.name for p in params)
+
+
+def call_subset(fn: Callable[..., Any], agent: Any, kwargs: dict[str, Any]) -> Any:
+    """Registered functions may take any subset of the point's kwargs (and `agent`)."""
+    takes_all, names = _accepted(fn)
+    if takes_all:
+        return fn(agent=agent, **kwargs)
+    args = {k: v for k, v in kwargs.items() if k in names}
+    if "agent" in names:
+        args["agent"] = agent
+    return fn(**args)
+
+
+async def as_coro(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def wrap(info: Any, point: str, exc: BaseException) -> ExtensionError:
+    where = str(info.path) if info.path else f"{info.name} ({REGISTERED})"
+    return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
+
+
+def snapshot(kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    ld = kwargs.get("loop_data")
+    system = kwargs.get("system_prompt")
+    if ld is None and system is None:
+        return None
+    temp = {k: id(v) for k, v in ld.extras_temporary.items()} if ld is not None else {}
+    pers = {k: id(v) for k, v in ld.extras_persistent.items()} if ld is not None else {}
+    return temp, pers, len(system) if isinstance(system, list) else None
+
+
+def attribute(info: Any, kwargs: dict[str, Any], before: tuple[Any, ...] | None) -> None:
+    """Remember which extension set each extras key and appended each system section."""
+    if before is None:
+        return
+    temp, pers, n_system = before
+    ld = kwargs.get("loop_data")
+    if ld is not None:
+        for store, old, kind in ((ld.extras_temporary, temp, "temporary"), (ld.extras_persistent, pers, "persistent")):
+            for key, value in store.items():
+                if old.get(key) != id(value):
+                    ld.extras_origin[key] = (info, kind)
+    system = kwargs.get("system_prompt")
+    if n_system is not None and isinstance(system, list) and ld is not None:
+        for i in range(n_system, len(system)):
+            ld.system_origin[i] = info
+
+
