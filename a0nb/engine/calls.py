@@ -44,7 +44,7 @@ class ModelCalls:
         self.records: list[CallRecord] = []
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
-        self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
+        self.store = RecordStore()  # finished records: shared where unchanged, spilled (record_keep) to disk
 
     def spec(self, role: str = "chat") -> str:
         if role == "chat" and self.model_list is not None:
@@ -205,7 +205,7 @@ class ModelCalls:
         if record is not None:
             self.mask_record(record)
             await self.host.fire("call_recorded", record=record)
-            self.store.finish(record)
+            self.store.finish(record, self.host.settings.record_keep)
 
     def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
         """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""
