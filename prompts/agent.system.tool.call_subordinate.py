@@ -18,7 +18,11 @@ class SubordinateProfiles(VariablesPlugin):
     def get_variables(
         self, file: str = "", backup_dirs: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        return {"profiles": profile_lines(kwargs.get("_agent"))}
+        agent = kwargs.get("_agent")
+        memo = getattr(getattr(agent, "hierarchy", None), "memo", None)
+        if callable(memo):  # the profiles come from the hierarchy: so does the text, until it changes
+            return {"profiles": memo(("subordinate profile lines",), lambda: profile_lines(agent))}
+        return {"profiles": profile_lines(agent)}
 
 
 def profile_lines(agent: Any) -> str:

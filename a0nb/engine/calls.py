@@ -45,6 +45,8 @@ class ModelCalls:
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
         self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
+        # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
+        self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
 
     def spec(self, role: str = "chat") -> str:
         if role == "chat" and self.model_list is not None:
@@ -53,24 +55,34 @@ class ModelCalls:
         return (s.model if role == "chat" else s.utility_model) or ""
 
     def config(self, role: str = "chat") -> ModelConfig:
-        s = self.host.settings
+        """The role's ModelConfig, a fresh copy each call (extensions may edit it). Built again only when
+        the settings (a new object whenever a layer, `%config` or A0NB_* changed), the secrets (likewise) or
+        the scripted list changed; with `native_tools` the tool schemas are read every call."""
+        s, secrets = self.host.settings, self.host.secrets
+        cached = self._configs.get(role)
+        if cached is None or cached[0] is not s or cached[1] is not secrets or cached[2] is not self.model_list:
+            cached = (s, secrets, self.model_list, self._config_fields(role, s, secrets))
+            self._configs[role] = cached
+        params, fields = cached[3]
+        tools = self.native_tool_schemas() if s.native_tools and role == "chat" else None
+        return ModelConfig(**fields, params=params.copy(), tools=tools)
+
+    def _config_fields(self, role: str, s: Any, secrets: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         kwargs = s.model_kwargs if role == "chat" else s.utility_model_kwargs
         params: dict[str, Any] = {k: v for k, v in (kwargs or {}).items() if not str(k).startswith("_")}
         if s.temperature is not None:
             params["temperature"] = s.temperature
-        secrets = self.host.secrets
         if secrets:
             params["_secret_values"] = secrets.items()
             params["_credentials"] = list(secrets.credentials)
         if s.cassette_mode != "strict":
             params["_cassette_mode"] = s.cassette_mode
         chat = role == "chat"
-        return ModelConfig(spec=self.spec(role), role="chat" if chat else "utility", params=params,
-                           api_base=s.api_base if chat else s.utility_api_base,
-                           api_key_env=s.api_key_env if chat else s.utility_api_key_env,
-                           ctx_length=s.ctx_length if chat else s.utility_ctx_length,
-                           history_share=s.history_share, retries=s.retries, backoff=s.backoff,
-                           tools=self.native_tool_schemas() if s.native_tools and chat else None)
+        return params, dict(spec=self.spec(role), role="chat" if chat else "utility",
+                            api_base=s.api_base if chat else s.utility_api_base,
+                            api_key_env=s.api_key_env if chat else s.utility_api_key_env,
+                            ctx_length=s.ctx_length if chat else s.utility_ctx_length,
+                            history_share=s.history_share, retries=s.retries, backoff=s.backoff)
 
     def provider(self, role: str = "chat") -> Provider:
         spec, providers = self.spec(role), self.host.shared.providers
@@ -212,11 +224,9 @@ class ModelCalls:
         secrets = self.host.secrets
         if not secrets:
             return messages, parts
-        masked_parts = []
-        for part in parts:
-            text = secrets.mask_text(part.text)
-            masked_parts.append(part if text == part.text else replace(part, text=text))
-        return secrets.mask(messages), masked_parts
+        texts = secrets.mask_texts([part.text for part in parts])  # (history texts: remembered, one lookup each)
+        masked_parts = [part if text == part.text else replace(part, text=text) for part, text in zip(parts, texts)]
+        return secrets.mask_messages(messages), masked_parts
 
     def mask_record(self, record: CallRecord) -> None:
         """What the model sent back (reply, tool request, errors) is masked like what was sent to it."""
@@ -250,7 +260,7 @@ class _LoopSink:
     def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
         self.calls, self.host, self.ld = calls, calls.host, ld
         self.has_stream_ext = bool(calls.host.extensions.resolve("response_stream"))
-        self.watch = ReplyWatch()
+        self.watch = ReplyWatch(live=self.has_stream_ext)
 
     async def reasoning(self, delta: str, full: str) -> None:
         self.host.checkpoint(self.ld)
@@ -260,7 +270,7 @@ class _LoopSink:
     async def response(self, delta: str, full: str) -> str | None:
         self.host.checkpoint(self.ld)
         self.calls.streamed = full
-        snapshot = self.watch.feed(full)  # each delta parsed once: linear in the reply (stream_watch.py)
+        snapshot = self.watch.feed(full)  # only the new text is looked at: linear in the reply (stream_watch.py)
         stream_data = {"chunk": delta, "full": snapshot or full}
         await self.host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
         if self.has_stream_ext and len(full) >= 25:

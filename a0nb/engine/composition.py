@@ -50,6 +50,8 @@ class Composer:
         self._items: list[OutputItem] = []  # the history items of the last call (extras excluded)
         self._parts: list[Part] = []  # their parts
         self._marks: list[tuple[int, int, str]] = []  # after each item: (parts so far, message index, role)
+        self._system: list[tuple[str, tuple[Any, ...], Any, Part]] = []  # per section: (text, sources, origin, part)
+        self._system_rule: Any = None  # the token counting rule those parts were counted with
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
@@ -67,7 +69,20 @@ class Composer:
         tail: list[Part] = []
         if extras_message is not None:
             _add_item_parts(ld, items[-1], index, role, extras, counter, tail)
-        return messages, _system_parts(ld, counter) + parts + tail
+        return messages, self._system_parts(ld, counter) + parts + tail
+
+    def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> list[Part]:
+        """A section equal to last call's (same text, files and extension) keeps its part."""
+        old, new = self._system if self._system_rule is counter.fn else [], []
+        self._system_rule = counter.fn
+        for i, text in enumerate(ld.system):
+            origin, sources = ld.system_origin.get(i), getattr(text, "sources", ())
+            hit = old[i] if i < len(old) else None
+            if hit is None or hit[0] != text or hit[1] != sources or not (hit[2] is origin or hit[2] == origin):
+                hit = (text, sources, origin, _system_part(i, text, origin, counter))
+            new.append(hit)
+        self._system = new
+        return [h[3] for h in new]
 
 
 def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
@@ -76,22 +91,18 @@ def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
     return Composer().build(ld, extras_message, extras, counter)
 
 
-def _system_parts(ld: "LoopData", counter: "TokenCounter") -> list[Part]:
-    parts = []
-    for i, text in enumerate(ld.system):
-        origin = ld.system_origin.get(i)
-        ext = origin.name if origin is not None else ""
-        sources = getattr(text, "sources", ())
-        files = tuple(f"{s.name} ({s.label})" for s in sources)
-        overrode = tuple(str(p) for s in sources[:1] for p in getattr(s, "overrode", ()))
-        name = SECTION_NAMES.get(ext) or (sources[0].name if sources else ext or f"section {i + 1}")
-        where = f"{origin.root_label}: {origin.path}" if origin is not None and origin.path else (origin.root_label if origin else "")
-        source = (", ".join(files) + (f" via {ext}" if ext else "")) or (f"extension {ext}" if ext else "")
-        if where:
-            source += f" [{where}]"
-        parts.append(Part("system", f"system: {name}", str(text), counter.count(str(text)), 0, source, files, ext,
-                          "system", overrode))
-    return parts
+def _system_part(i: int, text: str, origin: Any, counter: "TokenCounter") -> Part:
+    ext = origin.name if origin is not None else ""
+    sources = getattr(text, "sources", ())
+    files = tuple(f"{s.name} ({s.label})" for s in sources)
+    overrode = tuple(str(p) for s in sources[:1] for p in getattr(s, "overrode", ()))
+    name = SECTION_NAMES.get(ext) or (sources[0].name if sources else ext or f"section {i + 1}")
+    where = f"{origin.root_label}: {origin.path}" if origin is not None and origin.path else (origin.root_label if origin else "")
+    source = (", ".join(files) + (f" via {ext}" if ext else "")) or (f"extension {ext}" if ext else "")
+    if where:
+        source += f" [{where}]"
+    return Part("system", f"system: {name}", str(text), counter.count(str(text)), 0, source, files, ext,
+                "system", overrode)
 
 
 def _add_item_parts(ld: "LoopData", item: OutputItem, index: int, role: str, extras: dict[str, Any],

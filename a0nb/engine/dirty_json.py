@@ -12,6 +12,7 @@ __all__ = ["DirtyJson", "parse_dirty", "try_parse", "MAX_DEPTH"]
 
 # Deeper values are refused: callers json.dumps or compare them, and those recurse in C.
 MAX_DEPTH = 256
+TAIL_LIMIT = 4096  # blanks after a doubled root's first `}` still watched for its second
 
 _KEY, _COLON, _VALUE, _COMMA = range(4)
 _QUOTES = "\"'`"
@@ -60,9 +61,13 @@ class DirtyJson:
         self._undo_record: tuple[Any, ...] | None = None
         # An open string is scanned once: (absolute start, offset scanned so far, text decoded so far).
         self._scan: tuple[int, int, str] = (-1, 0, "")
+        # {{ ... } closed at the end of the text fed: blanks seen since, while its second `}` may still come
+        self._tail: str | None = None
 
     def feed(self, text: str) -> Any:
         if self.completed or self.too_deep:
+            if self._tail is not None:
+                self._doubled_tail(text)
             return self.value
         self._undo_provisional()
         self._buf += text
@@ -205,9 +210,24 @@ class DirtyJson:
             j = skip_blank(buf, i)
             if 0 <= j < len(buf) and buf[j] == "}":
                 i = j + 1
+            elif j < 0 or j >= len(buf):
+                self._tail = buf[i:]  # the doubled `}` may be in the next feed: `end` moves past it then
         self.completed = True
         self.end = self._offset + i
         return i
+
+    def _doubled_tail(self, text: str) -> None:
+        """After {{ ... } closed at the end of a feed: a `}` after only blanks belongs to the root (as when
+        the whole text is fed at once), so that `end` does not depend on where the text was cut."""
+        assert self._tail is not None and self.end is not None
+        tail = self._tail + text
+        j = skip_blank(tail, 0)
+        if j < 0 or j >= len(tail):
+            self._tail = tail if len(tail) <= TAIL_LIMIT else None
+            return
+        self._tail = None
+        if tail[j] == "}":
+            self.end += j + 1
 
     def _string(self, buf: str, i: int) -> tuple[str, int] | None:
         """(text, index after the closing quote), or None when the string is not closed yet."""

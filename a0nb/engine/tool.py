@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
@@ -14,6 +15,7 @@ from a0nb.errors import A0Error
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.loader import ModuleLoader, module_name_for
 from a0nb.files.extensions import REGISTERED
+from a0nb.engine.tool_thread import in_daemon_thread
 
 
 @dataclass
@@ -121,11 +123,11 @@ class FunctionTool(Tool):
         self.fn = fn
 
     async def execute(self, **kwargs: Any) -> Response:
-        params = inspect.signature(self.fn).parameters
-        call = {k: v for k, v in kwargs.items() if k in params or _takes_var_kw(params)}
+        params, var_kw, is_async = _calling(self.fn)
+        call = kwargs.copy() if var_kw else {k: v for k, v in kwargs.items() if k in params}
         if "agent" in params:
             call["agent"] = self.agent
-        if inspect.iscoroutinefunction(self.fn):
+        if is_async:
             result = await self.fn(**call)
         else:  # a blocking function must not block the loop, and the loop's tool_timeout must be able to leave it
             result = await in_daemon_thread(self.fn, call)
@@ -136,42 +138,32 @@ class FunctionTool(Tool):
         return Response(message=_to_text(result))
 
 
-async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    """Run `fn(**kwargs)` in a daemon thread (an abandoned one never blocks interpreter exit)."""
-    import asyncio
-    import contextvars
-    import threading
-
-    from a0nb.engine.timeouts import interrupt_thread
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(ok: bool, value: Any) -> None:
-        if not future.done():
-            (future.set_result if ok else future.set_exception)(value)
-
-    def work() -> None:
-        try:
-            value = context.run(fn, **kwargs)
-        except BaseException as exc:  # handed to the awaiting task (SystemExit included)
-            keep = isinstance(exc, (Exception, SystemExit))  # run_tool reports SystemExit like any error
-            loop.call_soon_threadsafe(settle, False, exc if keep else RuntimeError(repr(exc)))
-        else:
-            loop.call_soon_threadsafe(settle, True, value)
-
-    thread = threading.Thread(target=work, name=f"a0nb-tool-{getattr(fn, '__name__', 'fn')}", daemon=True)
-    thread.start()
-    try:
-        return await future
-    except asyncio.CancelledError:  # the loop's tool_timeout (or an interrupt) left it: stop the thread too,
-        if thread.ident is not None and thread.is_alive():  # with an exception `except Exception` cannot catch
-            interrupt_thread(thread.ident)
-        raise
-
-
 def _takes_var_kw(params: Mapping[str, inspect.Parameter]) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+# fn -> (its code object, (parameters, takes **kwargs, is a coroutine function)); objects without code not kept
+_CALLING: "weakref.WeakKeyDictionary[Any, tuple[Any, tuple[Mapping[str, Any], bool, bool]]]" = weakref.WeakKeyDictionary()
+
+
+def _calling(fn: Callable[..., Any]) -> tuple[Mapping[str, Any], bool, bool]:
+    """How a function tool is called, read from its signature once (again if its code is replaced)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        try:
+            cached = _CALLING.get(fn)
+        except TypeError:  # not weakly referenceable or not hashable: read it every time
+            cached = None
+        if cached is not None and cached[0] is code:
+            return cached[1]
+    params = inspect.signature(fn).parameters
+    found = (params, _takes_var_kw(params), inspect.iscoroutinefunction(fn))
+    if code is not None:
+        try:
+            _CALLING[fn] = (code, found)
+        except TypeError:
+            pass
+    return found
 
 
 def _to_text(value: Any) -> str:

@@ -158,6 +158,8 @@ class Hierarchy:
                 out.append(str(d))
                 if sub in ("extensions", "extensions/python"):
                     self._list_tree(d, out, with_files, depth=0)
+                elif sub == "prompts" and with_files:  # edited in place: seen next step (the agent's prompt
+                    self._list_tree(d, out, with_files, depth=0, suffix="")  # caches trust this watch)
                 elif sub in ("tools", "providers", "features") and with_files:  # edited in place: seen next step
                     out += [e.path for e in _scan(d) if e.name.endswith(".py")]
         for plugin in self.plugins:  # a `.toggle-0/1` appearing changes its folder's mtime
@@ -165,13 +167,13 @@ class Hierarchy:
                 out += [str(d), str(d / "config.json")]
         return list(dict.fromkeys(out))  # a path reached twice (the notebook's plugins/ folder) is stat'ed once
 
-    def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int) -> None:
+    def _list_tree(self, d: Path, out: list[str], with_files: bool, depth: int, suffix: str = ".py") -> None:
         for e in _scan(d):
             if e.is_dir(follow_symlinks=False) and depth < 8 and e.name != "__pycache__":
                 out.append(e.path)
                 if e.name != "python" or depth > 0:
-                    self._list_tree(Path(e.path), out, with_files, depth + 1)
-            elif with_files and e.name.endswith(".py"):
+                    self._list_tree(Path(e.path), out, with_files, depth + 1, suffix)
+            elif with_files and e.name.endswith(suffix):
                 out.append(e.path)
 
     # -- lookups ----------------------------------------------------------------------------

@@ -59,6 +59,13 @@ class VariablesLoaders:
         self.diagnostics = diagnostics
         self._classes: dict[Path, tuple[tuple[int, int] | None, type | None, str]] = {}
         self._module_ids = itertools.count()
+        # The owner watches the loader files and folder trust and calls invalidate() on a change: a class
+        # checked once (trusted, stat'ed, imported cleanly) is then reused without either.
+        self.trust = False
+        self._checked: dict[Path, type] = {}
+
+    def invalidate(self) -> None:
+        self._checked.clear()
 
     def variables(self, path: Path, md_path: Path, dirs: list[str], agent: object, kwargs: dict[str, Any],
                   name: str) -> dict[str, Any]:
@@ -78,6 +85,9 @@ class VariablesLoaders:
         return dict(got)
 
     def _plugin_class(self, path: Path) -> type | None:
+        checked = self._checked.get(path)
+        if checked is not None:
+            return checked
         if not is_trusted(path):  # folder trust: listed once by the hierarchy (files/trust_scan.py), never run
             return None
         try:
@@ -93,6 +103,8 @@ class VariablesLoaders:
             self._classes[path] = hit
         if hit[2]:
             self.diagnostics.add("error", "prompt", hit[2], path, fix="fix the file; the prompt renders without it")
+        elif self.trust and hit[0] is not None and hit[1] is not None:
+            self._checked[path] = hit[1]
         return hit[1]
 
     def _import(self, path: Path) -> tuple[type | None, str]:

@@ -12,6 +12,7 @@ from typing import Any, Literal, Sequence
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
 from a0nb.files.conditions import EvalError, truth
+from a0nb.files.prompt_memo import PromptMemo
 from a0nb.files.prompt_lookup import RACY_NS, PromptDir, PromptFolders, prompt_dirs, stat_key, valid_name
 from a0nb.files.prompt_vars import VariablesLoaders, VariablesPlugin, as_text, py_name
 from a0nb.files.templates import VAR, If, Include, Node, Template, Text, Var, fence_body, load_template
@@ -87,11 +88,16 @@ class PromptEngine:
     def __init__(self, dirs: Sequence[PromptDir], diagnostics: Diagnostics | None = None) -> None:
         self.diagnostics = diagnostics if diagnostics is not None else Diagnostics()
         self._folders = PromptFolders(dirs)
+        self._dir_names = [str(d.path) for d in self._folders.dirs]  # what variables loaders get as backup_dirs
         self._loaders = VariablesLoaders(self.diagnostics)
         self._files: dict[Path, tuple[tuple[int, int] | None, Template]] = {}
         self._texts: dict[str, Template] = {}
         self._renders: dict[tuple[Any, ...], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], Rendered,
                                                    tuple[tuple[Path, Path, str, dict[str, Any]], ...]]] = {}
+        self.version = 0  # bumped whenever what the folders hold may have changed (set_dirs, invalidate)
+        # while a PromptMemo builds: each render's (loaders it ran, agent, kwargs), None for one not reusable
+        self.recording: list[Any] | None = None
+        self.reuse = PromptMemo(self)  # reuse(key, inputs, build): a build's result while nothing it read changed
 
     @property
     def dirs(self) -> tuple[PromptDir, ...]:
@@ -99,21 +105,27 @@ class PromptEngine:
 
     @property
     def trust_listings(self) -> bool:
-        """Set by an owner that watches the prompt folders itself and calls invalidate() on a change."""
+        """Set by an owner that watches the prompt folders and the files it may edit in them (the agent's
+        Hierarchy: every non-bundled root) and calls invalidate() on a change: a cached render is then
+        reused without a stat of its files."""
         return self._folders.trust_listings
 
     @trust_listings.setter
     def trust_listings(self, value: bool) -> None:
-        self._folders.trust_listings = value
+        self._folders.trust_listings = self._loaders.trust = self.reuse.active = value
 
     def set_dirs(self, dirs: Sequence[PromptDir]) -> None:
         self._folders.dirs = tuple(dirs)  # caches are keyed by path, so they stay valid
+        self._dir_names = [str(d.path) for d in self._folders.dirs]
         self._renders.clear()  # which copy wins may differ now
+        self.version += 1
 
     def invalidate(self) -> None:
-        """Forget folder listings (the owner saw a change in the hierarchy)."""
+        """Forget folder listings and renders (the owner saw a change in the hierarchy)."""
         self._folders.invalidate()
+        self._loaders.invalidate()
         self._renders.clear()
+        self.version += 1
 
     # -- lookup --
 
@@ -140,37 +152,44 @@ class PromptEngine:
         key = _render_key(name, kwargs)
         if key is not None:
             hit = self._renders.get(key)
-            if hit is not None and all(stat_key(p) == k for p, k in hit[0]) and self._same_vars(hit[2], agent, kwargs):
+            if hit is not None and (self._folders.trust_listings or all(stat_key(p) == k for p, k in hit[0])) \
+                    and self.vars_unchanged(hit[2], agent, kwargs):
+                if self.recording is not None:
+                    self.recording.append((hit[2], agent, kwargs) if hit[2] else ())
                 return hit[1]
         ctx = _Ctx(agent, kwargs)
         text = self._top(ctx, name, as_json=False)
         stripped = fence_body(text)
         rendered = self._result(ctx, stripped[0] if stripped else text)
-        if key is not None:
-            self._remember(key, rendered, ctx.loaded)
+        kept = key is not None and self._remember(key, rendered, ctx.loaded)
+        if self.recording is not None:
+            self.recording.append(((tuple(ctx.loaded), agent, kwargs) if ctx.loaded else ()) if kept else None)
         return rendered
 
-    def _same_vars(self, loaded: tuple[tuple[Path, Path, str, dict[str, Any]], ...], agent: object,
+    def vars_unchanged(self, loaded: tuple[tuple[Path, Path, str, dict[str, Any]], ...], agent: object,
                    kwargs: dict[str, Any]) -> bool:
         """Run a cached render's variables loaders again: the render stands only if each returns what it did."""
-        dirs = [str(d.path) for d in self.dirs] if loaded else []
+        if not loaded:
+            return True
+        dirs = list(self._dir_names)
         return all(self._loaders.variables(py, md, dirs, agent, kwargs, name) == got for py, md, name, got in loaded)
 
     def _remember(self, key: tuple[Any, ...], rendered: Rendered,
-                  loaded: list[tuple[Path, Path, str, dict[str, Any]]]) -> None:
+                  loaded: list[tuple[Path, Path, str, dict[str, Any]]]) -> bool:
         """Cache a render whose output depends only on its files, its kwargs and what its variables loaders
         returned (they run again on every lookup), valid while every file it read keeps its (mtime, size);
-        recently written files are never trusted."""
+        recently written files are never trusted (False: not cached)."""
         now = time.time_ns()
         stamps = []
         for source in rendered.sources:
             k = stat_key(source.path)
             if k is None or now - k[0] < RACY_NS:
-                return
+                return False
             stamps.append((source.path, k))
         if len(self._renders) >= _RENDER_CACHE:
             self._renders.pop(next(iter(self._renders)))
         self._renders[key] = (tuple(stamps), rendered, tuple(loaded))
+        return True
 
     def render_text(self, text: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a string as if it were a file above every prompt folder (no variables loader)."""
@@ -193,6 +212,8 @@ class PromptEngine:
     def parse(self, name: str, /, *, agent: object = None, **kwargs: Any) -> Any:
         """A fenced-json template → `json.loads` of it with each value JSON-encoded; otherwise `render` text."""
         ctx = _Ctx(agent, kwargs)
+        if self.recording is not None:
+            self.recording.append(None)  # (not cached)
         index = self._require(ctx, name)
         path = self.dirs[index].path / name
         try:
@@ -367,6 +388,6 @@ class PromptEngine:
         d = dirs[found]
         path = d.path / py
         ctx.sources.setdefault((path, "variables"), Source(py, path, d.label, "variables", self._lower(ctx, py, found)))
-        got = self._loaders.variables(path, md_path, [str(x.path) for x in dirs], ctx.agent, ctx.kwargs, name)
+        got = self._loaders.variables(path, md_path, list(self._dir_names), ctx.agent, ctx.kwargs, name)
         ctx.loaded.append((path, md_path, name, dict(got)))
         return got

@@ -162,6 +162,7 @@ class CallPipeline:
         self.active = [e for e in extensions if self._gate(e, config)]
         # the hot path only visits extensions that fold chunks
         self._chunkers = [(e, e.extension.process_chunk) for e in self.active if _overrides(e.extension, "process_chunk")]
+        self.folds_chunks = bool(self._chunkers)  # False: `chunk` is the provider's process_chunk alone
         self.state = provider.init(config)
         self.state.setdefault("partial", new_partial())
         self.state.setdefault("config", config)

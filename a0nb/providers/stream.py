@@ -33,32 +33,44 @@ async def complete(provider: Provider, messages: list[dict[str, Any]], config: M
 
 async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink: StreamSink | None) -> ModelReply:
     started = time.perf_counter()
-    provider, state = pipeline.provider, pipeline.state
+    provider = pipeline.provider
     native = pipeline.request(messages)
-    acc = {"r": "", "c": ""}  # running texts: the sink gets the whole text so far without re-joining
+    state = pipeline.state
+    direct = None if pipeline.folds_chunks else provider.process_chunk  # no extension folds: skip the pipeline
+    reasoning = content = ""  # running texts: the sink gets the whole text so far without re-joining
     stopped = False
     stream = provider.stream(native, state)
     try:
         async for chunk in stream:
-            r_delta, c_delta = pipeline.chunk(chunk)
-            if (r_delta or c_delta) and await _emit(sink, r_delta, c_delta, acc):
-                stopped = True
-                break
+            r_delta, c_delta = pipeline.chunk(chunk) if direct is None else direct(chunk, state)
+            if r_delta:
+                reasoning += r_delta
+                if sink is not None:
+                    await sink.reasoning(r_delta, reasoning)
+            if c_delta:
+                content += c_delta
+                if sink is not None:
+                    snapshot = await sink.response(c_delta, content)
+                    if snapshot is not None:  # early stop: the reply ends with the first tool request
+                        content, stopped = snapshot, True
+                        break
         if not stopped:
             r_delta, c_delta = pipeline.end()
+            acc = {"r": reasoning, "c": content}
             await _emit(sink, r_delta, c_delta, acc)
+            reasoning, content = acc["r"], acc["c"]
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
         if state["partial"]["chunks"]:
             raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
-                               f"{type(exc).__name__}: {exc}", acc["c"]) from exc
+                               f"{type(exc).__name__}: {exc}", content) from exc
         raise
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
-    reply = pipeline.reply((acc["r"], acc["c"]), stopped)
+    reply = pipeline.reply((reasoning, content), stopped)
     reply.latency = time.perf_counter() - started
     try:
         pipeline.completed(reply)  # a recording provider writes its cassette here

@@ -5,7 +5,9 @@ from a0nb.ext import section
 
 @extensible
 def build_prompt(agent):
-    return agent.render_prompt("agent.system.main.md", workdir=str(agent.workdir))
+    workdir = str(agent.workdir)
+    return agent.prompts.reuse("main", (workdir, agent.project.variables),
+                               lambda: agent.render_prompt("agent.system.main.md", workdir=workdir))
 
 
 class MainPrompt(Extension):

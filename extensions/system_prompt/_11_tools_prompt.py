@@ -1,6 +1,7 @@
 """System section: every tool's prompt fragment (agent.system.tool.*.md, highest copy wins, sorted
 by file name, with per-file variables from agent.tool_prompt_kwargs), plus generated
-fragments for function and plugin tools, wrapped by agent.system.tools.md."""
+fragments for function and plugin tools, wrapped by agent.system.tools.md. Rebuilt only when a prompt
+file, the hierarchy, a registered tool or a variable it uses changed."""
 from a0nb.ext import Extension, extensible
 from a0nb.ext import Section
 
@@ -10,6 +11,12 @@ PREFIX, SUFFIX = "agent.system.tool.", ".md"
 @extensible
 def build_prompt(agent):
     per_file = agent.tool_prompt_kwargs
+    inputs = (agent.hierarchy.generation, agent.project.variables, dict(agent.tools.registered),
+              {k: dict(v) for k, v in per_file.items()} if per_file else None)
+    return agent.prompts.reuse("tools", inputs, lambda: _catalogue(agent, per_file))
+
+
+def _catalogue(agent, per_file):
     texts, sources, covered = [], [], set()
     for name, _dir in agent.prompts.names(PREFIX + "*" + SUFFIX):
         rendered = agent.render_prompt(name, **per_file.get(name, {}))

@@ -7,6 +7,11 @@ from a0nb.ext import section
 def build_prompt(agent):
     secrets = agent.secrets
     variables = agent.project.variables
+    # (a Secrets is immutable and the agent hands out the same one until a secret or credential changed)
+    return agent.prompts.reuse("secrets", (secrets, variables), lambda: _render(agent, secrets, variables))
+
+
+def _render(agent, secrets, variables):
     if not secrets and not variables:
         return None
     lines = [f"- §§secret({e.key})" + (f" — {e.comment}" if e.comment else "") for e in secrets.keys()]

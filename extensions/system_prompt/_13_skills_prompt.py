@@ -5,7 +5,7 @@ from a0nb.ext import section
 
 @extensible
 def build_prompt(agent):
-    return agent.render_prompt("agent.system.skills.md")
+    return agent.prompts.reuse("skills", (agent.project.variables,), lambda: agent.render_prompt("agent.system.skills.md"))
 
 
 class SkillsPrompt(Extension):

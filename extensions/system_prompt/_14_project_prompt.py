@@ -5,7 +5,11 @@ from a0nb.ext import section
 
 @extensible
 def build_prompt(agent):
-    project = agent.project
+    project = agent.project  # (immutable: the agent hands out the same one until a project file changed)
+    return agent.prompts.reuse("project", (project,), lambda: _render(agent, project))
+
+
+def _render(agent, project):
     instructions = project.instructions_text()
     if not (instructions or project.title or project.description or project.knowledge):
         return None

@@ -1,0 +1,78 @@
+"""The streamed-reply watch looks only at new text, yet finds the same first tool request (at the same
+delta, with the same text) and the same partial value as re-parsing the whole reply on every delta."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
+from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
+from a0nb.engine.stream_watch import STRICT_LIMIT, ReplyWatch
+from a0nb.testing import answer, tool_reply
+
+
+def _reference(prefixes: list[str]) -> list[str | None]:
+    """What each delta answers when the whole reply so far is parsed again: the first closed object,
+    decided once (at the first delta where it closed), and kept if it is a valid tool request."""
+    out: list[str | None] = []
+    decided: str | None = None
+    closed = False
+    for text in prefixes:
+        if not closed:
+            obj = first_closed_object(text)
+            if obj is not None:
+                closed = True
+                decided = obj if isinstance(parse_tool_request(obj), ToolRequest) else None
+        out.append(decided)
+    return out
+
+
+def _check(text: str, cuts: list[int]) -> None:
+    bounds = sorted(set(c for c in cuts if 0 < c < len(text))) + [len(text)]
+    prefixes = [text[:b] for b in bounds]
+    expected = _reference(prefixes)
+    for live in (False, True):
+        watch = ReplyWatch(live=live)
+        for prefix, want in zip(prefixes, expected):
+            assert watch.feed(prefix) == want, (live, prefix)
+            if want is not None:
+                break  # the stream stops at the first request
+            brace = prefix.find("{")
+            partial = DirtyJson().feed(prefix[brace:]) if brace >= 0 else None
+            assert watch.value == partial, (live, prefix)
+
+
+PIECES = [tool_reply("noop", i=1), answer("done"), '{"tool_name": "x", "tool_args": {"a": "}"}}',
+          "{'tool_name': 'x', 'tool_args': {},}", '{{"tool_name": "x"}}', '{"no_tool": 1}', "[1] ",
+          "prose { ", '{"tool_name": "x", "tool_args": {"code": "' + "}" * 40 + '"}}', "}", " ", "\n",
+          '"', "{", ",", '{"a": tr', "ue}", "/* c */", '{"tool_name": "y", "tool_args": {"v": 1.5e3}}']
+
+
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=5), st.lists(st.integers(0, 400), max_size=12))
+@settings(max_examples=400)
+def test_watch_matches_reparsing_every_prefix(pieces: list[str], cuts: list[int]) -> None:
+    _check("".join(pieces), cuts)
+
+
+@given(st.text(alphabet='{}[]"\'`:,/*\\ \nabtru0123.+-eE_'), st.lists(st.integers(0, 60), max_size=8))
+@settings(max_examples=400)
+def test_watch_matches_reparsing_on_noise(text: str, cuts: list[int]) -> None:
+    _check('{"tool_name": "t", ' + text, [c + 19 for c in cuts])
+
+
+def test_long_and_deep_objects_still_close_where_dirty_json_says() -> None:
+    long_code = tool_reply("code_execution", code="x = {}\n" * (STRICT_LIMIT // 4))
+    _check(long_code, list(range(0, len(long_code), 97)))
+    deep = '{"tool_name": "x", "tool_args": {"a": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}}"
+    _check(deep, list(range(0, len(deep), 50)))
+    assert json.loads(deep)  # strict JSON, yet DirtyJson refuses it: no early stop
+    assert ReplyWatch(live=False).feed(deep) is None
+
+
+def test_value_is_read_lazily_when_not_live() -> None:
+    watch = ReplyWatch(live=False)
+    assert watch.feed('{"tool_name": "x", "tool_ar') is None
+    assert watch.parser is not None and watch.parser.value is None  # nothing parsed yet
+    assert watch.value == {"tool_name": "x"}

@@ -1,0 +1,87 @@
+"""Blocking function tools run in reusable daemon threads: one thread serves call after call, a call the
+loop abandons (tool_timeout) has its thread stopped and retired, and the next call still runs, named and
+in the caller's context; a function whose code is replaced is called with its new signature."""
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from pathlib import Path
+
+from a0nb import Agent
+from a0nb.testing import answer, tool_reply
+
+WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="unset")
+
+
+def test_one_thread_serves_many_calls(nb: Path) -> None:
+    seen: list[tuple[int, str, str]] = []
+
+    def probe(i: int = 0) -> str:
+        me = threading.current_thread()
+        seen.append((me.ident or 0, me.name, WHO.get()))
+        return "ok"
+
+    WHO.set("caller")
+    agent = Agent(nb, model=[tool_reply("probe", i=i) for i in range(6)] + [answer("done")])
+    agent.register_tool(probe)
+    before = threading.active_count()
+    assert agent.ask("go").text == "done"
+    assert len(seen) == 6
+    assert len({ident for ident, _, _ in seen}) == 1  # the same worker, not a thread per call
+    assert {name for _, name, _ in seen} == {"a0nb-tool-probe"}
+    assert {who for _, _, who in seen} == {"caller"}  # the caller's context, as with a fresh thread
+    assert threading.active_count() <= before + 1
+    assert threading.get_ident() not in {ident for ident, _, _ in seen}
+
+
+def test_abandoned_call_retires_its_thread_and_the_next_call_runs(nb: Path) -> None:
+    spun: list[threading.Thread] = []
+    after: list[threading.Thread] = []
+
+    def spin() -> str:
+        """Never returns on its own (CodeTimeout stops it)."""
+        spun.append(threading.current_thread())
+        while True:
+            try:
+                time.sleep(0.01)
+            except Exception:
+                pass
+
+    def quick() -> str:
+        after.append(threading.current_thread())
+        return "quick done"
+
+    agent = Agent(nb, model=[tool_reply("spin"), tool_reply("quick"), answer("done")],
+                  settings={"tool_timeout": 0.3})
+    agent.register_tool(spin)
+    agent.register_tool(quick)
+    result = agent.ask("go")
+    assert result.text == "done"
+    results = [r for r in agent.calls if r.tool_result]
+    assert "did not finish within 0.3 s" in results[0].tool_result
+    assert results[1].tool_result == "quick done"
+    assert after and after[0] is not spun[0]  # the interrupted thread took no further call
+    spun[0].join(5)
+    assert not spun[0].is_alive()
+    assert not [t for t in threading.enumerate() if t.name == "a0nb-tool-spin"]
+
+
+def test_function_tool_signature_follows_replaced_code(nb: Path) -> None:
+    def tool(a: int = 0) -> str:
+        return f"a={a}"
+
+    def replacement(a: int = 0, b: int = 0) -> str:
+        return f"a={a} b={b}"
+
+    agent = Agent(nb, model=[tool_reply("tool", a=1, b=2), tool_reply("tool", headline="again", a=1, b=2), answer("done")])
+    agent.register_tool(tool)
+    seen: list[str] = []
+
+    def swap(response: object = None, **kwargs: object) -> None:
+        seen.append(getattr(response, "message", ""))
+        tool.__code__ = replacement.__code__
+
+    agent.register_extension("tool_execute_after", swap, name="swap")
+    agent.ask("go")
+    assert seen[:2] == ["a=1", "a=1 b=2"]  # b was dropped for the old signature, passed for the new
