@@ -12,6 +12,7 @@ from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.history import History
 from a0nb.engine.protocols import LoopAgent, TurnAgent
 from a0nb.engine.tool import Response, Tool, Tools
+from a0nb.engine.tool_thread import run_limited
 from a0nb.engine.turn import Turn
 from a0nb.providers.foreground import FOREGROUND
 from a0nb.errors import A0Error, ConfigError, Misformat, RepairableError, TurnError, TurnInterrupted
@@ -210,6 +211,8 @@ async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str
     if not limit:
         return await tool.execute(**args)
     try:
+        if getattr(tool, "code_in_thread", False):  # its code runs in a thread, in a context of its own:
+            return await run_limited(tool.execute(**args), limit)  # a timer, no task per call
         return await asyncio.wait_for(tool.execute(**args), limit)
     except asyncio.TimeoutError:
         return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "
