@@ -80,7 +80,7 @@ async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
         await agent.fire("before_main_llm_call", loop_data=ld)
         agent.checkpoint(ld)
         reply = await agent.call_chat_model(ld, messages)
-        return await handle_reply(agent, ld, reply.content, reply.tool_calls)
+        return await handle_reply(agent, ld, reply.content, reply.tool_calls, agent.models.take_parsed(reply.content))
     except Intervention:
         return None
     except (TurnInterrupted, asyncio.CancelledError):
@@ -93,15 +93,17 @@ async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
         await agent.fire("message_loop_end", loop_data=ld)
 
 
-async def handle_reply(agent: LoopAgent, ld: LoopData, text: str, tool_calls: list[dict[str, Any]]) -> str | None:
-    """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker)."""
+async def handle_reply(agent: LoopAgent, ld: LoopData, text: str, tool_calls: list[dict[str, Any]],
+                       parsed: ToolRequest | None = None) -> str | None:
+    """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker).
+    `parsed`: the request already parsed from this very `text` while it streamed."""
     request: ToolRequest | Misformat
     if tool_calls and not first_closed_object(text or ""):
         request = tool_request_from_native(tool_calls)
         if isinstance(request, ToolRequest):
             text = request.raw
     else:
-        request = parse_tool_request(text)
+        request = parsed or parse_tool_request(text)
     if text and text == ld.last_response:  # an empty first reply is a misformat, not a repeat of ''
         agent.hist_add_ai_response(text)
         _no_progress(agent, ld, text, "sent the same reply twice in a row")
