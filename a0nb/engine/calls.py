@@ -236,11 +236,9 @@ class ModelCalls:
         secrets = self.host.secrets
         if not secrets:
             return messages, parts
-        masked_parts = []
-        for part in parts:
-            text = secrets.mask_text(part.text)
-            masked_parts.append(part if text == part.text else replace(part, text=text))
-        return secrets.mask(messages), masked_parts
+        texts = secrets.mask_texts([part.text for part in parts])  # (history texts: remembered, one lookup each)
+        masked_parts = [part if text == part.text else replace(part, text=text) for part, text in zip(parts, texts)]
+        return secrets.mask_messages(messages), masked_parts
 
     def mask_record(self, record: CallRecord) -> None:
         """What the model sent back (reply, tool request, errors) is masked like what was sent to it."""

@@ -33,6 +33,7 @@ class AgentSettings:
         self._version = 0
         self._cached: tuple[object, Settings] | None = None
         self._env_seen: tuple[str | None, ...] = ()
+        self._env_generation = -1
 
     def get(self) -> Settings:
         key = (self.hierarchy.generation, self._version, self.magic.version)
@@ -49,7 +50,11 @@ class AgentSettings:
 
     def watch_environment(self) -> None:
         """A0NB_* variables are a settings layer: re-resolve when they change (called once per step)."""
+        generation = environ_generation()
+        if generation == self._env_generation:  # nothing in the environment changed
+            return
         env = tuple(os.environ.get(k) for k in _ENV_KEYS)
+        self._env_generation = generation
         if env != self._env_seen:
             self._env_seen, self._cached = env, None
 
@@ -71,7 +76,7 @@ class ProjectState:
         self._home = Path(home).expanduser() if home is not None else None
         self._projects = ProjectCache(diagnostics, home=home)
         self._project: Project | None = None
-        self._files: tuple[Any, ...] = ()  # (workdir, project folder, home, the names of .env and both secrets.env)
+        self._files: tuple[Any, ...] = ()  # (workdir, project, environment, the names of .env and both secrets.env)
         self._secrets: tuple[tuple[Any, ...], Secrets] | None = None
         self._masked: Secrets | None = None
         self._masked_for: tuple[Any, ...] = ()
@@ -92,28 +97,29 @@ class ProjectState:
         call, cheaply (`environ_generation`: one dict comparison; a stat per file), and read again only when
         it changed: a credential that appears mid-step is masked from the next masking on."""
         env = environ_generation()  # taken before anything is read: a change during the read is seen next time
-        names = self._names(workdir)
-        key = (env, tuple(key_envs), _identity(names[0]), _identity(names[1]), _identity(names[2]))
+        project, seen = self.project(workdir), self._files
+        if not seen or seen[0] is not workdir or seen[1] is not project or seen[2] != env:
+            seen = self._files = (workdir, project, env, self._names(workdir, project))
+        names = seen[3]
+        wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
+        dotenv, files = _identity(names[0]), (_identity(names[1]), _identity(names[2]))
+        key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
             return self._masked
-        if self._secrets is None or self._secrets[0] != key[3:]:
-            files = [Path(name) for name, seen in zip(names[1:], key[3:]) if seen]
-            self._secrets = (key[3:], Secrets.load(files, self.diagnostics))
+        if self._secrets is None or self._secrets[0] != files:
+            paths = [Path(name) for name, there in zip(names[1:], files) if there]
+            self._secrets = (files, Secrets.load(paths, self.diagnostics))
             self._masked = None
-        found = self._environment(key[:2]) + self._dotenv(workdir, key[2])
+        found = self._environment((env, wanted)) + self._dotenv(workdir, dotenv)
         if self._masked is None or self._masked.credentials != found:
             self._masked = self._secrets[1].with_credentials(found)
         self._masked_for = key
         return self._masked
 
-    def _names(self, workdir: Path) -> tuple[str, str, str]:
-        """`.env` and the `secrets.env` files (later wins), as names for `os.stat`: worked out once per folder."""
-        folder, home = self.project(workdir).folder, self._home or user_home()
-        seen = self._files
-        if not seen or seen[0] is not workdir or seen[1] is not folder or seen[2] is not home:
-            names = (str(workdir / ".env"), str(home / "secrets.env"), str(folder / META / "secrets.env"))
-            seen = self._files = (workdir, folder, home, names)
-        return seen[3]
+    def _names(self, workdir: Path, project: Project) -> tuple[str, str, str]:
+        """`.env` and the `secrets.env` files (later wins), as names for `os.stat`."""
+        home = self._home or user_home()
+        return str(workdir / ".env"), str(home / "secrets.env"), str(project.folder / META / "secrets.env")
 
     def _environment(self, key: tuple[Any, ...]) -> tuple[tuple[str, str], ...]:
         if self._environ is None or self._environ[0] != key:

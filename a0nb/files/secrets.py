@@ -21,6 +21,7 @@ MIN_MASKED = 4  # shorter values are masked only as whole words (inside words th
 MIN_WORD = 3
 WORD = "A-Za-z0-9_"
 PARTIAL_STARS = 3  # a stream cut off inside a secret shows `***` once this much of it was seen
+MEMO_ENTRIES = 65_536  # masked texts a secret set remembers (history texts come back in every request)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 _INLINE_COMMENT = re.compile(r"\s#")
 
@@ -144,6 +145,7 @@ class Secrets:
         self._short: set[str] = set()
         self._aliases = self._needle_aliases()
         self._pattern = self._compile()
+        self._memo: dict[str, str] = {}  # text -> masked text (`_cached`)
 
     @classmethod
     def load(cls, files: Sequence[Path], diagnostics: Diagnostics,
@@ -209,7 +211,15 @@ class Secrets:
     # value -> alias
 
     def mask(self, value: Any) -> Any:
-        """Mask strings anywhere in str/dict/list/tuple/set values, dict keys included; same types back."""
+        """Mask strings anywhere in str/dict/list/tuple/set values, dict keys included; same types back
+        (new containers, also when nothing was masked)."""
+        cls = value.__class__
+        if cls is str:
+            return self._cached(value)
+        if cls is dict:  # (the common case, without a call per key and value)
+            memo, mask = self._memo, self.mask
+            return {(memo[k] if k.__class__ is str and k in memo else mask(k)):
+                    (memo[v] if v.__class__ is str and v in memo else mask(v)) for k, v in value.items()}
         if isinstance(value, str):
             return self.mask_text(value)
         if isinstance(value, dict):
@@ -226,6 +236,35 @@ class Secrets:
         if self._pattern is None or not text:
             return text
         return self._pattern.sub(self._replacement, text)
+
+    def mask_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`mask(messages)` for a request whose top-level dicts are the caller's own (fresh each call): a
+        `{role, content}` message whose two texts were seen before and hold no secret is kept as it is
+        (no call per message); any other is masked (and copied) by `mask`. The same texts come back step
+        after step (history), so each is searched once per secret set."""
+        memo, mask = self._memo, self.mask
+        return [m if m.__class__ is dict and len(m) == 2 and "role" in m and "content" in m
+                and (r := m["role"]).__class__ is str and (c := m["content"]).__class__ is str
+                and r in memo and c in memo and memo[r] is r and memo[c] is c else mask(m) for m in messages]
+
+    def mask_texts(self, texts: list[str]) -> list[str]:
+        """`mask_text` of each; texts seen before cost a lookup."""
+        memo, cached = self._memo, self._cached
+        return [memo[t] if t.__class__ is str and t in memo else cached(t) for t in texts]
+
+    def _cached(self, text: str) -> str:
+        """`mask_text`, remembered for the life of this (immutable) secret set: history texts come back in
+        every request. Bounded: forgotten at MEMO_ENTRIES texts (streamed chunks use `mask_text`, not this)."""
+        if text.__class__ is not str:
+            return self.mask_text(text)
+        memo = self._memo
+        hit = memo.get(text)
+        if hit is None:
+            hit = self.mask_text(text)
+            if len(memo) >= MEMO_ENTRIES:
+                memo.clear()
+            memo[text] = hit
+        return hit
 
     def mask_live(self, text: str) -> str:
         """`text` so far of a stream still running: masked, and a trailing start of a secret hidden."""

@@ -218,3 +218,16 @@ def test_project_folder_behind_a_retargeted_link_is_read_again(tmp_path: Path) -
     os.unlink(link)
     link.symlink_to(two)
     assert cache.get(link).title == "Two" and cache.get(link).folder == two.resolve()
+
+
+def test_history_text_sent_before_is_masked_once_it_becomes_a_secret(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request's texts are remembered per secret set (they come back every step): a text that held no
+    secret in the last request is masked in the next one once its value became a credential."""
+    agent = Agent(nb, model=[answer("noted"), answer("ok")])
+    agent.ask(f"remember {TOKEN}")
+    assert TOKEN in json.dumps(agent.calls[-1].messages)  # not a secret yet: sent as it is
+    monkeypatch.setenv("ACME_SESSION_TOKEN", TOKEN)
+    agent.ask("and now?")
+    sent = json.dumps(agent.calls[-1].messages, ensure_ascii=False)
+    assert TOKEN not in sent and "remember <redacted:ACME_SESSION_TOKEN>" in sent
+    assert [p for p in agent.calls[-1].parts if TOKEN in p.text] == []
