@@ -45,7 +45,7 @@ class ModelCalls:
         self.records: list[CallRecord] = []
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
-        self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
+        self.store = RecordStore()  # finished records: shared where unchanged, spilled (record_keep) to disk
         # the streamed reply and the tool request the stream watch found in it (see take_parsed)
         self.parsed: tuple[str, ToolRequest] | None = None
         # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
@@ -229,7 +229,7 @@ class ModelCalls:
         if record is not None:
             self.mask_record(record)
             await self.host.fire("call_recorded", record=record)
-            self.store.finish(record)
+            self.store.finish(record, self.host.settings.record_keep)
 
     def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
         """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""
