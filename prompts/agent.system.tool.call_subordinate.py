@@ -15,6 +15,8 @@ NO_PROFILES = "- no other profiles"
 class SubordinateProfiles(VariablesPlugin):
     """Lists the profiles a superior can choose from when delegating."""
 
+    files_only = True  # the profiles come from the agent's files
+
     def get_variables(
         self, file: str = "", backup_dirs: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:

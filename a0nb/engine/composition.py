@@ -52,6 +52,7 @@ class Composer:
         self._marks: list[tuple[int, int, str]] = []  # after each item: (parts so far, message index, role)
         self._system: list[tuple[str, tuple[Any, ...], Any, Part]] = []  # per section: (text, sources, origin, part)
         self._system_rule: Any = None  # the token counting rule those parts were counted with
+        self._extras: dict[str, list[Any]] = {}  # per extras key: [value, origin, kind, counting rule, part]
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
@@ -67,8 +68,8 @@ class Composer:
             marks.append((len(parts), index, role))
         self._items, self._parts, self._marks = history, parts, marks
         tail: list[Part] = []
-        if extras_message is not None:
-            _add_item_parts(ld, items[-1], index, role, extras, counter, tail)
+        if extras_message is not None and extras_message and not extras_message.isspace():
+            tail = _extras_parts(ld, extras, index if role == "user" else index + 1, counter, self._extras)
         return messages, self._system_parts(ld, counter) + parts + tail
 
     def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> list[Part]:
@@ -138,14 +139,28 @@ def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extr
                       "summarised" if summarised else "raw"))
 
 
-def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter") -> list[Part]:
+def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter",
+                  last: dict[str, list[Any]] | None = None) -> list[Part]:
+    """One part per extras key; with `last` (kept between calls), a key whose value (a string), origin and
+    kind are as they were keeps its part (its count and source, when only its place moved)."""
     parts = []
     for key, value in extras.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         info, kind = ld.extras_origin.get(key, (None, "persistent" if key in ld.extras_persistent else "temporary"))
         if key in ld.extras_temporary:
             kind = "temporary"
+        hit = last.get(key) if last is not None else None
+        if hit is not None and value.__class__ is str and hit[0] == value and hit[1] is info \
+                and hit[2] == kind and hit[3] is counter.fn:
+            part = hit[4]
+            if part.message_index != index:
+                part = hit[4] = Part("extras", part.label, part.text, part.tokens, index, part.source, (),
+                                     part.extension, kind)
+            parts.append(part)
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         ext = info.name if info is not None else ""
         source = f"set by {info.label}" if info is not None else "set outside an extension"
         parts.append(Part("extras", f"extras: {key}", text, counter.count(text), index, source, (), ext, kind))
+        if last is not None:
+            last[key] = [value, info, kind, counter.fn, parts[-1]]
     return parts

@@ -1,16 +1,70 @@
-"""Reuse of what is built from prompt renders (system-prompt sections, the tool catalogue): a result stands
-while the prompt files are unchanged, its inputs compare equal and the variables loaders its renders ran
-return what they did; so a step redoes only what changed."""
+"""Reuse of renders and of what is built from them (system-prompt sections, the tool catalogue): a result
+stands while the prompt files are unchanged, its inputs compare equal and the variables loaders its
+renders ran return what they did; so a step redoes only what changed."""
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, TypeVar
 
-if TYPE_CHECKING:
-    from a0nb.files.prompts import PromptEngine
+from a0nb.files.prompt_lookup import RACY_NS, stat_key
 
-__all__ = ["PromptMemo"]
+if TYPE_CHECKING:
+    from a0nb.files.prompts import PromptEngine, Rendered
+
+__all__ = ["PromptMemo", "RenderCache", "render_key"]
 
 T = TypeVar("T")
+_SIZE = 512
+_SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+Loaded = tuple[tuple[Path, Path, str, dict[str, Any]], ...]  # each loader a render ran: (.py, .md, name, result)
+Entry = tuple[tuple[tuple[Path, tuple[int, int] | None], ...], "Rendered", Loaded]
+
+
+def render_key(name: str, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(name, then each kwarg's name, class and value), None unless every value is a scalar: 1, 1.0 and
+    True render differently."""
+    key: list[Any] = [name]
+    for k, v in kwargs.items():
+        cls = v.__class__
+        if cls not in _SCALAR_TYPES and not isinstance(v, _SCALARS):
+            return None
+        key += (k, cls, v)
+    return tuple(key)
+
+
+class RenderCache:
+    """Renders by `render_key`, each with the (mtime, size) of every file it read and its loaders' results."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[Any, ...], Entry] = {}
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def get(self, key: tuple[Any, ...], trusted: bool) -> Entry | None:
+        """The entry while its files are unchanged (`trusted`: the owner watches them, no stat needed)."""
+        hit = self._entries.get(key)
+        if hit is None or trusted or all(stat_key(p) == k for p, k in hit[0]):
+            return hit
+        return None
+
+    def remember(self, key: tuple[Any, ...], rendered: "Rendered", loaded: list[Any]) -> bool:
+        """Cache a render whose output depends only on its files, its kwargs and what its variables loaders
+        returned (they run again on every lookup), valid while every file it read keeps its (mtime, size);
+        recently written files are never trusted (False: not cached)."""
+        now = time.time_ns()
+        stamps = []
+        for source in rendered.sources:
+            k = stat_key(source.path)
+            if k is None or now - k[0] < RACY_NS:
+                return False
+            stamps.append((source.path, k))
+        if len(self._entries) >= _SIZE:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[key] = (tuple(stamps), rendered, tuple(loaded))
+        return True
 
 
 class PromptMemo:

@@ -20,7 +20,11 @@ __all__ = ["VariablesPlugin", "VariablesLoaders", "as_text", "py_name"]
 
 
 class VariablesPlugin:
-    """Subclass in `name.py` beside `name.md` to supply that prompt's variables (explicit kwargs win)."""
+    """Subclass in `name.py` beside `name.md` to supply that prompt's variables (explicit kwargs win).
+    `files_only = True` says get_variables returns the same while the agent's files are unchanged (it reads
+    only the hierarchy): an agent then runs it again only after a file changed, not on every render."""
+
+    files_only = False
 
     def get_variables(self, file: str, backup_dirs: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         return {}
@@ -66,6 +70,11 @@ class VariablesLoaders:
 
     def invalidate(self) -> None:
         self._checked.clear()
+
+    def files_only(self, path: Path) -> bool:
+        """The loader at `path` (checked since the owner's last invalidate) declares `files_only`."""
+        cls = self._checked.get(path)
+        return cls is not None and getattr(cls, "files_only", False) is True
 
     def variables(self, path: Path, md_path: Path, dirs: list[str], agent: object, kwargs: dict[str, Any],
                   name: str) -> dict[str, Any]:

@@ -12,15 +12,14 @@ from typing import Any, Literal, Sequence
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
 from a0nb.files.conditions import EvalError, truth
-from a0nb.files.prompt_memo import PromptMemo
-from a0nb.files.prompt_lookup import RACY_NS, PromptDir, PromptFolders, prompt_dirs, stat_key, valid_name
+from a0nb.files.prompt_memo import PromptMemo, RenderCache, render_key
+from a0nb.files.prompt_lookup import RACY_NS, PromptDir, PromptFolders, prompt_dirs, valid_name
 from a0nb.files.prompt_vars import VariablesLoaders, VariablesPlugin, as_text, py_name
 from a0nb.files.templates import VAR, If, Include, Node, Template, Text, Var, fence_body, load_template
 
 __all__ = ["VariablesPlugin", "PromptDir", "Source", "Rendered", "PromptEngine", "prompt_dirs"]
 
 _TEXT_CACHE = 64
-_RENDER_CACHE = 512
 
 
 @dataclass(frozen=True)
@@ -73,15 +72,6 @@ class _File:
         return str(self.path) if self.path else "<text>"
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _render_key(name: str, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    if all(isinstance(v, _SCALARS) for v in kwargs.values()):
-        return (name, tuple(sorted(kwargs.items())))
-    return None
-
-
 class PromptEngine:
     """Renders prompt files found in an ordered list of prompt folders, highest priority first."""
 
@@ -92,8 +82,7 @@ class PromptEngine:
         self._loaders = VariablesLoaders(self.diagnostics)
         self._files: dict[Path, tuple[tuple[int, int] | None, Template]] = {}
         self._texts: dict[str, Template] = {}
-        self._renders: dict[tuple[Any, ...], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], Rendered,
-                                                   tuple[tuple[Path, Path, str, dict[str, Any]], ...]]] = {}
+        self._renders = RenderCache()
         self.version = 0  # bumped whenever what the folders hold may have changed (set_dirs, invalidate)
         # while a PromptMemo builds: each render's (loaders it ran, agent, kwargs), None for one not reusable
         self.recording: list[Any] | None = None
@@ -149,11 +138,10 @@ class PromptEngine:
 
     def render(self, name: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a prompt file (conditionals, placeholders, includes); a fenced-json file loses its fences."""
-        key = _render_key(name, kwargs)
+        key = render_key(name, kwargs)
         if key is not None:
-            hit = self._renders.get(key)
-            if hit is not None and (self._folders.trust_listings or all(stat_key(p) == k for p, k in hit[0])) \
-                    and self.vars_unchanged(hit[2], agent, kwargs):
+            hit = self._renders.get(key, self._folders.trust_listings)
+            if hit is not None and (not hit[2] or self.vars_unchanged(hit[2], agent, kwargs)):
                 if self.recording is not None:
                     self.recording.append((hit[2], agent, kwargs) if hit[2] else ())
                 return hit[1]
@@ -161,7 +149,7 @@ class PromptEngine:
         text = self._top(ctx, name, as_json=False)
         stripped = fence_body(text)
         rendered = self._result(ctx, stripped[0] if stripped else text)
-        kept = key is not None and self._remember(key, rendered, ctx.loaded)
+        kept = key is not None and self._renders.remember(key, rendered, ctx.loaded)
         if self.recording is not None:
             self.recording.append(((tuple(ctx.loaded), agent, kwargs) if ctx.loaded else ()) if kept else None)
         return rendered
@@ -173,23 +161,6 @@ class PromptEngine:
             return True
         dirs = list(self._dir_names)
         return all(self._loaders.variables(py, md, dirs, agent, kwargs, name) == got for py, md, name, got in loaded)
-
-    def _remember(self, key: tuple[Any, ...], rendered: Rendered,
-                  loaded: list[tuple[Path, Path, str, dict[str, Any]]]) -> bool:
-        """Cache a render whose output depends only on its files, its kwargs and what its variables loaders
-        returned (they run again on every lookup), valid while every file it read keeps its (mtime, size);
-        recently written files are never trusted (False: not cached)."""
-        now = time.time_ns()
-        stamps = []
-        for source in rendered.sources:
-            k = stat_key(source.path)
-            if k is None or now - k[0] < RACY_NS:
-                return False
-            stamps.append((source.path, k))
-        if len(self._renders) >= _RENDER_CACHE:
-            self._renders.pop(next(iter(self._renders)))
-        self._renders[key] = (tuple(stamps), rendered, tuple(loaded))
-        return True
 
     def render_text(self, text: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a string as if it were a file above every prompt folder (no variables loader)."""
@@ -389,5 +360,6 @@ class PromptEngine:
         path = d.path / py
         ctx.sources.setdefault((path, "variables"), Source(py, path, d.label, "variables", self._lower(ctx, py, found)))
         got = self._loaders.variables(path, md_path, list(self._dir_names), ctx.agent, ctx.kwargs, name)
-        ctx.loaded.append((path, md_path, name, dict(got)))
+        if not self._loaders.files_only(path):  # (else invalidate() ends the render's reuse)
+            ctx.loaded.append((path, md_path, name, dict(got)))
         return got

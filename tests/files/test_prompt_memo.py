@@ -237,3 +237,38 @@ def test_a_user_prompt_folder_is_watched_by_the_hierarchy(nb: Path, edit: str) -
     rewrite(f, "y") if edit == "md" else write(nb / "prompts" / "sub" / "new.md", "n")
     agent.refresh()
     assert agent.hierarchy.generation == generation + 1
+
+
+FILES_ONLY_PY = """
+from a0nb.ext import VariablesPlugin
+RUNS = []
+
+class Vars(VariablesPlugin):
+    files_only = True
+
+    def get_variables(self, file, backup_dirs=None, **kwargs):
+        RUNS.append(file)
+        return {"v": len(RUNS)}
+"""
+
+
+def test_a_files_only_loader_runs_again_only_after_a_file_change(tmp_path: Path) -> None:
+    write(tmp_path / "p" / "v.md", "run {{v}}")
+    write(tmp_path / "p" / "v.py", FILES_ONLY_PY)
+    age(tmp_path)
+    standalone = PromptEngine([PromptDir(tmp_path / "p", "p")])
+    first, second = (standalone.render("v.md").text for _ in range(2))
+    assert first == "run 1" and second != first  # nobody watches the files: it runs on every render
+    engine = PromptEngine([PromptDir(tmp_path / "p", "p")])
+    engine.trust_listings = True
+    assert [engine.render("v.md").text for _ in range(2)] == ["run 1", "run 1"]
+    engine.invalidate()  # what the owner does when a file changed
+    assert engine.render("v.md").text == "run 2"
+
+
+def test_subordinate_profiles_follow_a_new_profile(nb: Path) -> None:
+    agent = Agent(nb, model=[answer("ok")] * 2)
+    assert "`zz_new`" not in agent.ask("x").calls[0].messages[0]["content"]
+    write(nb / "agents" / "zz_new" / "agent.yaml", "title: Brand new\ndescription: Added mid-session.\n")
+    system = agent.ask("y").calls[0].messages[0]["content"]
+    assert "`zz_new`: Brand new — Added mid-session." in system
