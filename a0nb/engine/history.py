@@ -47,6 +47,8 @@ class Message:
             return
         if name in _TOKEN_FIELDS:  # any change to what the model sees invalidates the cached count
             d["_tokens"] = None
+        if d.get("_v") is not None:  # a message some cache covers changed: caches look at their stamps
+            _EDITS[0] += 1
         d["_item"] = d["_v"] = None  # the cached output item and the stamp go stale with any change
 
     @property
@@ -90,6 +92,7 @@ def _new_id() -> str:
 
 
 _STAMP = attrgetter("_v")
+_EDITS = [0]  # how many times a stamped message (one some cache covers) was changed, process-wide
 
 
 def _stamp(message: Message) -> object:
@@ -100,15 +103,41 @@ def _stamp(message: Message) -> object:
     return v
 
 
-def _holds(messages: list[Message], stamps: list[object]) -> bool:
-    """The first len(stamps) messages are the ones stamped, each unchanged since (identity checks, in C)."""
+class _Memo:
+    """A cache over a list of messages: the messages it was built from (in order), their stamps, the edit
+    count then, and what it holds (output items and which of them hold images, or a token total). Never
+    edited: a step that adds messages makes a new one."""
+    __slots__ = ("key", "msgs", "stamps", "edits", "items", "images", "total")
+
+    def __init__(self, key: Any, msgs: list[Message], stamps: list[object], edits: int,
+                 items: list[OutputItem] | None = None, images: list[int] | None = None, total: int = 0) -> None:
+        self.key, self.msgs, self.stamps, self.edits = key, msgs, stamps, edits
+        self.items, self.images, self.total = items or [], images or [], total
+
+
+def _covers(memo: _Memo, messages: list[Message]) -> bool:
+    """The memo's messages lead `messages`, each unchanged since. When no stamped message changed anywhere
+    since the memo was made, one list comparison tells (the same objects in the same places, in C);
+    otherwise each message's stamp is checked (identity checks, in C)."""
+    n = len(memo.msgs)
+    if len(messages) < n:
+        return False
+    if memo.edits == _EDITS[0]:
+        return (messages if len(messages) == n else messages[:n]) == memo.msgs
     # (stamps first: map stops when they run out, before reading a message past them)
-    return len(messages) >= len(stamps) and all(map(is_, stamps, map(_STAMP, messages)))
+    return all(map(is_, memo.stamps, map(_STAMP, messages)))
+
+
+def _extend(memo: _Memo | None, key: Any, messages: list[Message], edits: int) -> tuple[_Memo, list[Message]]:
+    """The memo to build on (or an empty one) and the messages it does not cover yet."""
+    if memo is not None and memo.key == key and _covers(memo, messages):
+        return memo, messages[len(memo.msgs):]
+    return _Memo(key, [], [], edits), messages
 
 
 def _summary_tokens(record: Topic | Bulk, counter: TokenCounter) -> int:
     memo = record._tok
-    if memo is not None and memo[0] is counter.fn and memo[1] is record.summary:
+    if memo.__class__ is tuple and memo[0] is counter.fn and memo[1] is record.summary:
         return memo[2]  # type: ignore[no-any-return]
     value = counter.count(f"user: {record.summary}")
     record._tok = (counter.fn, record.summary, value)
@@ -120,24 +149,22 @@ class Topic:
     messages: list[Message] = field(default_factory=list)
     summary: str | None = None
     id: str = field(default_factory=_new_id)
-    # caches over the messages, checked by their stamps: (counter fn, stamps, total) and `_Items`
-    _tok: tuple[Any, Any, int] | None = field(default=None, init=False, repr=False, compare=False)
+    # caches over the messages (`_Memo`s): the token total, the output items
+    _tok: Any = field(default=None, init=False, repr=False, compare=False)
     _out: Any = field(default=None, init=False, repr=False, compare=False)
 
     def tokens(self, counter: TokenCounter) -> int:
         if self.summary is not None:
             return _summary_tokens(self, counter)
-        fn, messages, memo = counter.fn, self.messages, self._tok
-        if memo is not None and memo[0] is fn and memo[1].__class__ is list and _holds(messages, memo[1]):
-            stamps, total = memo[1], memo[2]
-            if len(messages) == len(stamps):
-                return total
-        else:
-            stamps, total = [], 0
-        tail = messages[len(stamps):]  # only the messages new or changed since the last count
-        total += sum([m.tokens(counter) for m in tail])
-        self._tok = (fn, stamps + [_stamp(m) for m in tail], total)  # (a new list: a memo is never edited)
-        return total
+        edits, messages = _EDITS[0], self.messages
+        memo = self._tok if self._tok.__class__ is _Memo else None
+        memo, tail = _extend(memo, counter.fn, messages, edits)
+        if tail or memo.edits != edits:
+            # only the messages new or changed since the last count are counted
+            total = memo.total + sum([m.tokens(counter) for m in tail])
+            memo = self._tok = _Memo(counter.fn, memo.msgs + tail, memo.stamps + [_stamp(m) for m in tail], edits,
+                                     total=total)
+        return memo.total
 
     def all_messages(self) -> list[Message]:
         return list(self.messages)
@@ -148,7 +175,7 @@ class Bulk:
     records: list[Union[Topic, "Bulk"]]
     summary: str
     id: str = field(default_factory=_new_id)
-    _tok: tuple[Any, Any, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _tok: Any = field(default=None, init=False, repr=False, compare=False)
     _out: Any = field(default=None, init=False, repr=False, compare=False)
 
     def tokens(self, counter: TokenCounter) -> int:
@@ -177,45 +204,30 @@ def _message_item(message: Message, where: str) -> OutputItem:
     return item
 
 
-class _Items:
-    """A topic's (or bulk's) output items as last built, the stamps of the messages they came from, and
-    which of the items hold images. Never edited: a step that adds messages makes a new one."""
-    __slots__ = ("key", "stamps", "items", "images")
-
-    def __init__(self, key: Any, stamps: list[object], items: list[OutputItem], images: list[int]) -> None:
-        self.key, self.stamps, self.items, self.images = key, stamps, items, images
-
-
-def _same(memo: _Items | None, key: Any, messages: list[Message]) -> bool:
-    return memo is not None and memo.key == key and len(messages) == len(memo.stamps) and _holds(messages, memo.stamps)
-
-
-def _topic_items(topic: Topic, where: str) -> _Items:
-    messages, memo = topic.messages, topic._out
+def _topic_items(topic: Topic, where: str) -> _Memo:
+    edits, messages = _EDITS[0], topic.messages
     if topic.summary is not None:
-        key = (where, topic.summary, topic.id)
-        if not _same(memo, key, messages):
-            memo = topic._out = _Items(key, [_stamp(m) for m in messages],
-                                       [_summary_item(topic, "topic-summary", where)], [])
-        return memo  # type: ignore[no-any-return]
-    if memo is not None and memo.key == where and _holds(messages, memo.stamps):
-        if len(messages) == len(memo.stamps):
-            return memo  # type: ignore[no-any-return]
-        stamps, items, images = memo.stamps, memo.items, memo.images
-    else:
-        stamps, items, images = [], [], []
-    tail = messages[len(stamps):]  # only the messages new or changed since the last call are converted
-    new = [_message_item(m, where) for m in tail]
-    images = images + [len(items) + i for i, item in enumerate(new) if _is_image(item)]
-    topic._out = memo = _Items(where, stamps + [_stamp(m) for m in tail], items + new, images)
+        return _summary_memo(topic, (where, topic.summary, topic.id), messages, "topic-summary", edits)
+    memo, tail = _extend(topic._out, where, messages, edits)
+    if tail or memo.edits != edits:
+        new = [_message_item(m, where) for m in tail]  # only the messages new or changed since the last call
+        images = memo.images + [len(memo.items) + i for i, item in enumerate(new) if _is_image(item)]
+        memo = topic._out = _Memo(where, memo.msgs + tail, memo.stamps + [_stamp(m) for m in tail], edits,
+                                  memo.items + new, images)
+    return memo
+
+
+def _summary_memo(record: Topic | Bulk, key: Any, messages: list[Message], origin: Origin, edits: int) -> _Memo:
+    memo = record._out
+    if memo is None or memo.key != key or len(messages) != len(memo.msgs) or not _covers(memo, messages):
+        memo = record._out = _Memo(key, list(messages), [_stamp(m) for m in messages], edits,
+                                   [_summary_item(record, origin, key[0])])
     return memo  # type: ignore[no-any-return]
 
 
 def _bulk_item(bulk: Bulk, where: str) -> OutputItem:
-    messages, key = bulk.all_messages(), (where, bulk.summary, bulk.id)
-    if not _same(bulk._out, key, messages):
-        bulk._out = _Items(key, [_stamp(m) for m in messages], [_summary_item(bulk, "bulk-summary", where)], [])
-    return bulk._out.items[0]  # type: ignore[no-any-return]
+    memo = _summary_memo(bulk, (where, bulk.summary, bulk.id), bulk.all_messages(), "bulk-summary", _EDITS[0])
+    return memo.items[0]
 
 
 def _is_image(item: OutputItem) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from operator import methodcaller
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
@@ -18,7 +18,7 @@ from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply,
 from a0nb.errors import ModelError
 
 CHUNK = 8
-_CONTENT = methodcaller("get", "content", "")
+_CONTENT = itemgetter("content")
 FAULTS = ("rate_limit", "timeout", "server", "context_window", "auth", "break")
 
 
@@ -171,7 +171,10 @@ class ScriptedProvider:
     def _prompt_chars(self, messages: list[dict[str, Any]]) -> int:
         """Characters of every message's content; only the messages after the part unchanged since the last
         request are measured (their contents are compared in C, the same text objects most of the time)."""
-        contents = list(map(_CONTENT, messages))  # (in C: no Python call per message)
+        try:
+            contents = list(map(_CONTENT, messages))  # (in C: no Python call per message)
+        except KeyError:
+            contents = [m.get("content", "") for m in messages]
         old, sums = self._sizes
         n = min(len(old), len(contents))
         if contents[:n] != old[:n]:

@@ -199,7 +199,7 @@ def test_incremental_messages_match_a_full_conversion_and_hand_out_fresh_dicts()
 
 
 def test_scripted_usage_counts_every_message_after_any_change() -> None:
-    provider = ScriptedProvider(["a", "b", "c", "d"])
+    provider = ScriptedProvider(["a", "b", "c", "d", "e"])
 
     def usage(messages: list[dict[str, Any]]) -> int:
         state = provider.init(None)  # type: ignore[arg-type]
@@ -208,8 +208,8 @@ def test_scripted_usage_counts_every_message_after_any_change() -> None:
         return provider.finalize(state).usage["prompt_tokens"]
 
     def expected(messages: list[dict[str, Any]]) -> int:
-        return sum(len(m["content"]) if isinstance(m["content"], str) else len(str(m["content"]))
-                   for m in messages) // 4
+        contents = [m.get("content", "") for m in messages]
+        return sum(len(c) if isinstance(c, str) else len(str(c)) for c in contents) // 4
 
     msgs = [{"role": "system", "content": "S" * 40}] + [{"role": "user", "content": f"m{i}" * 10} for i in range(20)]
     assert usage(msgs) == expected(msgs)
@@ -218,6 +218,8 @@ def test_scripted_usage_counts_every_message_after_any_change() -> None:
     msgs[5] = {"role": "user", "content": "x" * 400}  # an old message replaced
     assert usage(msgs) == expected(msgs)
     assert usage(msgs[:3]) == expected(msgs[:3])
+    msgs.append({"role": "assistant", "tool_calls": []})  # a message without content counts nothing
+    assert usage(msgs) == expected(msgs)
 
 
 def test_agent_steps_see_history_edited_by_an_extension_and_by_compaction(tmp_path: Path) -> None:
