@@ -35,6 +35,9 @@ class Settings:
     tool_timeout: float = 600.0
     output_cap: int = 20_000
     output_limit: int = 1_000_000  # characters of a run's output kept in memory (head + tail); the rest is counted
+    # finished call records whose messages and parts stay in memory; older ones are written to a JSONL trace in
+    # $A0NB_HOME/traces (removed at exit) and read back when shown. 0: all stay in memory, held by reference
+    record_keep: int = 0
     extension_timeout: float = 60.0
     frozen_time: str | None = None
     retries: int = 2
@@ -99,7 +102,9 @@ def _coerce(name: str, value: Any) -> Any:
             raise ConfigError(f"{name} must be true or false (got {value!r})")
         return _BOOLS[text]
     if "int" in str(kind) and "float" not in str(kind) and not isinstance(value, int):
-        return int(value)
+        value = int(value)
+    if name == "record_keep" and value < 0:
+        raise ConfigError(f"record_keep must be 0 (keep every call record in memory) or more (got {value!r})")
     if "float" in str(kind) and not isinstance(value, (int, float)):
         return float(value)
     if name == "approval" and value not in ("auto", "ask", "deny"):

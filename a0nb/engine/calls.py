@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Awaitable, Callable
 
+from a0nb.engine.extract import ToolRequest
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
 from a0nb.engine.record_store import RecordStore
@@ -44,9 +45,17 @@ class ModelCalls:
         self.records: list[CallRecord] = []
         self.current: CallRecord | None = None
         self.streamed = ""  # the reply streamed so far (kept in history if the turn is interrupted)
-        self.store = RecordStore()  # finished records: shared where unchanged, spilled to disk on request
+        self.store = RecordStore()  # finished records: shared where unchanged, spilled (record_keep) to disk
+        # the streamed reply and the tool request the stream watch found in it (see take_parsed)
+        self.parsed: tuple[str, ToolRequest] | None = None
         # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
         self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
+
+    def take_parsed(self, text: str) -> ToolRequest | None:
+        """The tool request in `text` if the stream watch already parsed this very reply (once: the
+        request's args are then the caller's alone); None means parse it."""
+        parsed, self.parsed = self.parsed, None
+        return parsed[1] if parsed is not None and parsed[0] is text else None
 
     def spec(self, role: str = "chat") -> str:
         if role == "chat" and self.model_list is not None:
@@ -127,8 +136,9 @@ class ModelCalls:
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""
         try:
-            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"],
-                                   _LoopSink(self, ld), self.provider_extensions())
+            sink = _LoopSink(self, ld)
+            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], sink,
+                                   self.provider_extensions())
         except ContextWindowExceeded as exc:
             _fail(record, exc)  # the failed attempt keeps its record (and says why), whether or not a retry follows
             if ld.ctx_retried or not await self.compact(force=True):
@@ -145,6 +155,8 @@ class ModelCalls:
             _fail(record, exc)
             raise
         _fill(record, reply)
+        watch = sink.watch
+        self.parsed = (reply.content, watch.parsed) if watch.parsed is not None and reply.content is watch.request else None
         if record is not None:
             self.mask_record(record)
         await host.fire("chat_model_call_after", call_data=call_data, response=reply.content, reasoning=reply.reasoning)
@@ -217,7 +229,7 @@ class ModelCalls:
         if record is not None:
             self.mask_record(record)
             await self.host.fire("call_recorded", record=record)
-            self.store.finish(record)
+            self.store.finish(record, self.host.settings.record_keep)
 
     def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
         """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""

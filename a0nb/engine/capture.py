@@ -106,7 +106,8 @@ class Capture:
             if self.masker is not None:
                 text = self.masker.feed(text) + (self.masker.flush() if final else "")
             self.kept.add(text)
-        self._pending = True
+        if text:  # an empty feed (the final one, when nothing was held back) has nothing new to show
+            self._pending = True
         if final or time.monotonic() - self._last >= PROGRESS_EVERY:
             self.tick()
 

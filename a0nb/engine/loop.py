@@ -12,6 +12,7 @@ from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.history import History
 from a0nb.engine.protocols import LoopAgent, TurnAgent
 from a0nb.engine.tool import Response, Tool, Tools
+from a0nb.engine.tool_thread import run_limited
 from a0nb.engine.turn import Turn
 from a0nb.providers.foreground import FOREGROUND
 from a0nb.errors import A0Error, ConfigError, Misformat, RepairableError, TurnError, TurnInterrupted
@@ -79,7 +80,7 @@ async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
         await agent.fire("before_main_llm_call", loop_data=ld)
         agent.checkpoint(ld)
         reply = await agent.call_chat_model(ld, messages)
-        return await handle_reply(agent, ld, reply.content, reply.tool_calls)
+        return await handle_reply(agent, ld, reply.content, reply.tool_calls, agent.models.take_parsed(reply.content))
     except Intervention:
         return None
     except (TurnInterrupted, asyncio.CancelledError):
@@ -92,15 +93,17 @@ async def loop_pass(agent: LoopAgent, ld: LoopData) -> str | None:
         await agent.fire("message_loop_end", loop_data=ld)
 
 
-async def handle_reply(agent: LoopAgent, ld: LoopData, text: str, tool_calls: list[dict[str, Any]]) -> str | None:
-    """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker)."""
+async def handle_reply(agent: LoopAgent, ld: LoopData, text: str, tool_calls: list[dict[str, Any]],
+                       parsed: ToolRequest | None = None) -> str | None:
+    """Repeat detection, then the tool request (misformat feeds back, with a circuit breaker).
+    `parsed`: the request already parsed from this very `text` while it streamed."""
     request: ToolRequest | Misformat
     if tool_calls and not first_closed_object(text or ""):
         request = tool_request_from_native(tool_calls)
         if isinstance(request, ToolRequest):
             text = request.raw
     else:
-        request = parse_tool_request(text)
+        request = parsed or parse_tool_request(text)
     if text and text == ld.last_response:  # an empty first reply is a misformat, not a repeat of ''
         agent.hist_add_ai_response(text)
         _no_progress(agent, ld, text, "sent the same reply twice in a row")
@@ -210,6 +213,8 @@ async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str
     if not limit:
         return await tool.execute(**args)
     try:
+        if getattr(tool, "code_in_thread", False):  # its code runs in a thread, in a context of its own:
+            return await run_limited(tool.execute(**args), limit)  # a timer, no task per call
         return await asyncio.wait_for(tool.execute(**args), limit)
     except asyncio.TimeoutError:
         return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "

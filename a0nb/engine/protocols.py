@@ -71,6 +71,7 @@ class LoopAgent(Checkpointed, Protocol):
 
     last_user_message: "Message | None"
     loop_data: "LoopData | None"  # the monologue in progress (Agent Zero's agent.loop_data)
+    models: "ModelCalls"
 
     async def prepare_prompt(self, ld: "LoopData") -> list[dict[str, Any]]: ...
 

@@ -1,11 +1,15 @@
 """Call records over a long session, kept complete but not duplicated: a finished chat record shares with
-the one before it every message and part that did not change (equal values, one object), and, when asked,
-finished records are written whole to a JSONL trace file and their messages and parts dropped from memory,
-read back from the file whenever something (the inspector, an export) asks for them."""
+the one before it every message and part that did not change (equal values, one object) and then holds its
+message and part lists by reference, as the record before it plus what changed (`Shared`: a step adds only
+what is new, not a list as long as the history); when asked, finished records are written whole to a JSONL
+trace file and their messages and parts dropped from memory, read back from the file whenever something (the
+inspector, an export) asks for them."""
 from __future__ import annotations
 
 import json
+import os
 import threading
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -13,8 +17,9 @@ from typing import Any
 from a0nb.engine.chat_messages import common_prefix
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import A0Error
+from a0nb.resources import user_home
 
-__all__ = ["RecordStore", "share_unchanged", "Spill", "SPILLED_FIELDS"]
+__all__ = ["RecordStore", "share_unchanged", "Shared", "Spill", "SPILLED_FIELDS"]
 
 SPILLED_FIELDS = ("messages", "parts")  # the fields that grow with the history; the rest stays in memory
 
@@ -84,13 +89,18 @@ class Spill:
         while len(self._pending) > self.keep:
             self._write(self._pending.pop(0))
 
+    def stop(self) -> None:
+        """Spill nothing more: the records still pending stay in memory, whole; spilled ones stay readable."""
+        self._pending.clear()
+
     def flush(self) -> None:
         """Spill every record still held (e.g. before closing a long session)."""
         while self._pending:
             self._write(self._pending.pop(0))
 
     def _write(self, record: CallRecord) -> None:
-        if "messages" not in record.__dict__:
+        held = record.__dict__.get("_fields_from")
+        if "messages" not in record.__dict__ and (held is None or held[0] is self):
             return
         line = json.dumps(record.to_dict(), ensure_ascii=False, default=str)
         back = json.loads(line)
@@ -100,8 +110,8 @@ class Spill:
             offset = f.tell()
             f.write(line.encode("utf-8") + b"\n")
         for name in SPILLED_FIELDS:
-            del record.__dict__[name]
-        record.__dict__["_spilled"] = (self, offset)
+            record.__dict__.pop(name, None)
+        record.__dict__["_fields_from"] = (self, offset)
         self.spilled += 1
 
     def load(self, offset: int) -> dict[str, Any]:
@@ -126,17 +136,71 @@ class Spill:
             return fields
 
 
+def _reference(base: list[Any], new: list[Any]) -> tuple[list[Any], int, list[Any]]:
+    """`new` as (head, n, tail): head + base[len(head):len(head) + n] + tail, with the longest run of base
+    items found in C (the unchanged history of a step; head is the system message when only it changed)."""
+    n = common_prefix(base, new)
+    if n or not new or not base:
+        return [], n, new[n:]
+    n = common_prefix(base[1:], new[1:])
+    return new[:1], n, new[1 + n:]
+
+
+class Shared:
+    """Finished records' messages and parts held by reference: a record's lists are the lists of the record
+    before it with a changed head and a new tail (`_reference`), rebuilt on access; every `every`-th record
+    keeps its lists whole, so rebuilding one walks back at most that many records. The last few rebuilt are
+    kept (the inspector reads a record's messages and parts together, and consecutive records in a row)."""
+
+    def __init__(self, every: int = 32, cached: int = 4) -> None:
+        self.every = every
+        self._cache: OrderedDict[int, tuple[tuple[Any, ...], dict[str, Any]]] = OrderedDict()
+        self._cached = cached
+        self._lock = threading.Lock()
+
+    def hold(self, record: CallRecord, base: CallRecord, base_fields: dict[str, Any]) -> None:
+        """Hold `record`'s messages and parts as `base`'s (given whole as `base_fields`) plus what changed."""
+        d = record.__dict__
+        if "messages" not in d or "parts" not in d or "_fields_from" in d:
+            return
+        key = (base, _reference(base_fields["messages"], d["messages"]), _reference(base_fields["parts"], d["parts"]))
+        del d["messages"], d["parts"]
+        d["_fields_from"] = (self, key)
+
+    def load(self, key: tuple[Any, ...]) -> dict[str, Any]:
+        base, messages, parts = key
+        with self._lock:
+            hit = self._cache.get(id(key))
+            if hit is not None:
+                self._cache.move_to_end(id(key))
+                return hit[1]
+        whole = {"messages": base.messages, "parts": base.parts}  # (the base may itself be held here)
+        fields = {}
+        for name, (head, n, tail) in (("messages", messages), ("parts", parts)):
+            fields[name] = [*head, *whole[name][len(head):len(head) + n], *tail]
+        with self._lock:
+            self._cache[id(key)] = (key, fields)
+            if len(self._cache) > self._cached:
+                self._cache.popitem(last=False)
+        return fields
+
+
 def _parts(raw: list[dict[str, Any]]) -> list[Part]:
     return [Part(**{**p, "files": tuple(p.get("files", ())), "overrode": tuple(p.get("overrode", ()))}) for p in raw]
 
 
 class RecordStore:
     """Held by an agent's model calls (`agent.models.store`): settles each finished chat record (shares what
-    it has in common with the one before) and, after `spill_to(path)`, spills older records to `path`."""
+    it has in common with the one before, then holds the one before by reference) and, after
+    `spill_to(path)`, spills older records to `path`."""
 
     def __init__(self) -> None:
         self.previous: CallRecord | None = None
         self.spill: Spill | None = None
+        self.shared = Shared()
+        self._before: tuple[CallRecord, dict[str, Any]] | None = None  # the record before `previous`, whole
+        self._automatic: Spill | None = None  # the spill the record_keep setting started
+        self._finished = 0
 
     def spill_to(self, path: Path | str, keep: int = 50) -> Spill:
         """From now on keep only the newest `keep` finished records' messages and parts in memory; the
@@ -146,8 +210,29 @@ class RecordStore:
         self.spill = Spill(path, keep)
         return self.spill
 
-    def finish(self, record: CallRecord) -> None:
-        share_unchanged(self.previous, record)
+    def finish(self, record: CallRecord, keep: int = 0) -> None:
+        """Settle a finished record; `keep` (the record_keep setting) > 0 spills all but the newest `keep`
+        to a trace file in $A0NB_HOME/traces, removed when the process ends."""
+        if keep > 0 and self.spill is None:
+            self.spill = Spill(user_home() / "traces" / f"calls-{os.getpid()}-{id(self):x}.jsonl", keep)
+            self._automatic = self.spill
+            weakref.finalize(self.spill, self.spill.path.unlink, missing_ok=True)
+        elif self.spill is not None and self.spill is self._automatic:
+            if keep > 0:
+                self.spill.keep = keep
+            else:  # turned off: what is spilled stays readable; nothing more is
+                self.spill.stop()
+                self.spill = None
+        previous = self.previous
+        share_unchanged(previous, record)
+        if previous is not None and "messages" in previous.__dict__ and "parts" in previous.__dict__:
+            whole = {"messages": previous.messages, "parts": previous.parts}
+            # `previous` is settled now (nothing later is compared with its lists but through `whole`)
+            # (records that will be spilled stay whole until then: writing one never reads another back)
+            if self._before is not None and self._finished % self.shared.every and self.spill is None:
+                self.shared.hold(previous, *self._before)
+            self._before = (previous, whole)
+        self._finished += 1
         self.previous = record
         if self.spill is not None:
             self.spill.add(record)
@@ -155,5 +240,6 @@ class RecordStore:
     def clear(self) -> None:
         """The agent forgot its records (reset): nothing older is shared with or spilled any more."""
         self.previous = None
+        self._before = None
         if self.spill is not None:
-            self.spill._pending.clear()
+            self.spill.stop()

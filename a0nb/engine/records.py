@@ -60,11 +60,12 @@ class CallRecord:
     children: list["CallRecord"] = field(default_factory=list)
 
     def __getattr__(self, name: str) -> Any:
-        """A record spilled to disk (engine/record_store.py) reads its messages and parts back on access."""
-        spilled = self.__dict__.get("_spilled")
-        if spilled is not None and name in ("messages", "parts"):
-            store, offset = spilled
-            return store.load(offset)[name]
+        """A finished record held by reference (engine/record_store.py: as the record before it plus what
+        changed, or spilled to disk) builds its messages and parts again on access."""
+        lazy = self.__dict__.get("_fields_from")
+        if lazy is not None and name in ("messages", "parts"):
+            holder, key = lazy
+            return holder.load(key)[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property

@@ -2,6 +2,7 @@
 (Crystal Lattice contract) and the lookup of `tools/<name>.py` through the hierarchy."""
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 import typing
@@ -122,6 +123,11 @@ class FunctionTool(Tool):
         super().__init__(*args, **kwargs)
         self.fn = fn
 
+    @property
+    def code_in_thread(self) -> bool:
+        """A plain function runs in a worker thread, in a copy of the caller's context (tool_timeout needs no task)."""
+        return not _calling(self.fn)[2]
+
     async def execute(self, **kwargs: Any) -> Response:
         params, var_kw, is_async = _calling(self.fn)
         call = kwargs.copy() if var_kw else {k: v for k, v in kwargs.items() if k in params}
@@ -131,8 +137,8 @@ class FunctionTool(Tool):
             result = await self.fn(**call)
         else:  # a blocking function must not block the loop, and the loop's tool_timeout must be able to leave it
             result = await in_daemon_thread(self.fn, call)
-            if inspect.isawaitable(result):
-                result = await result
+            if inspect.isawaitable(result):  # (in a task: a context of its own, as the function had)
+                result = await asyncio.ensure_future(result)
         if isinstance(result, Response):
             return result
         return Response(message=_to_text(result))

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from a0nb.engine.timeouts import interrupt_thread
 
-__all__ = ["in_daemon_thread"]
+__all__ = ["in_daemon_thread", "run_limited"]
 
 MAX_IDLE = 4  # idle workers kept; more (after many calls at once) end when their call does
 IDLE_NAME = "a0nb-tool-idle"
@@ -130,3 +130,28 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
                 if ident is not None:
                     interrupt_thread(ident)
         raise
+
+
+async def run_limited(awaitable: Any, limit: float) -> Any:
+    """Await `awaitable` in the current task; after `limit` seconds the task is cancelled there and
+    asyncio.TimeoutError raised (as asyncio.wait_for does, without a task and a future per call). A
+    cancellation from elsewhere (an interrupt) still propagates as CancelledError."""
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    handle = loop.call_later(limit, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        uncancel = getattr(task, "uncancel", None)  # Python 3.11+: count out our own cancel
+        if not expired or (uncancel is not None and uncancel() > 0):
+            raise
+        raise asyncio.TimeoutError() from None
+    finally:
+        handle.cancel()

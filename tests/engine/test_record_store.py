@@ -69,7 +69,8 @@ def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
     agent.ask("first")
     agent.ask("second")
     records = agent.models.records
-    in_memory = [r for r in records if "messages" in r.__dict__]
+    on_disk = lambda r: r.__dict__.get("_fields_from", (None,))[0] is spill
+    in_memory = [r for r in records if not on_disk(r)]
     assert len(in_memory) == 3 and spill.spilled == len(records) - 3
     for record, snapshot in zip(records, made):
         assert record == _fresh(snapshot)
@@ -78,12 +79,12 @@ def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
     assert [json.loads(json.dumps(r.to_dict())) for r in import_jsonl(trace)] == made[:-3]
     # the inspector shows a spilled call (and a turn of spilled calls) exactly as one held in memory
     oldest = records[0]
-    assert "messages" not in oldest.__dict__
+    assert on_disk(oldest)
     assert render_call(oldest, folder=tmp_path).html == render_call(_fresh(made[0]), folder=tmp_path).html
     turn = agent.turns[0]
     assert render_turn(turn, folder=tmp_path).html
     spill.flush()
-    assert not any("messages" in r.__dict__ for r in records)
+    assert all(on_disk(r) for r in records)
     assert records[-1] == _fresh(made[-1])
 
 
@@ -113,3 +114,53 @@ def test_a_missing_trace_file_is_named(tmp_path: Path) -> None:
     trace.unlink()
     with pytest.raises(A0Error, match="calls.jsonl"):
         agent.models.records[0].messages
+
+
+def test_records_held_by_reference_equal_their_state_when_made(tmp_path: Path) -> None:
+    agent, made = _agent(tmp_path, asks=7)  # 42 records: more than one run between two whole records
+    for a in range(7):
+        agent.ask(f"ask {a}")
+    records = agent.models.records
+    held = [r for r in records if "messages" not in r.__dict__]
+    assert len(held) > len(records) // 2  # most records hold their lists as the one before plus what changed
+    for record, snapshot in reversed(list(zip(records, made))):  # (newest first: the longest walks back)
+        assert record == _fresh(snapshot)
+        assert json.loads(json.dumps(record.to_dict())) == snapshot
+    for i in (1, 20, len(records) - 2):
+        assert "messages" not in records[i].__dict__
+        assert render_call(records[i], folder=tmp_path).html == render_call(_fresh(made[i]), folder=tmp_path).html
+
+
+def test_record_keep_setting_spills_to_a_trace_and_the_inspector_shows_spilled_calls(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("A0NB_HOME", str(home))
+    monkeypatch.setenv("A0NB_RECORD_KEEP", "4")
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    agent, made = _agent(folder, asks=4)
+    assert agent.settings.record_keep == 4
+    agent.ask("first")
+    agent.ask("second")
+    records = agent.models.records
+    spill = agent.models.store.spill
+    assert spill is not None and spill.path.parent == home / "traces" and spill.spilled == len(records) - 4
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+    assert render_call(records[0], folder=folder).html == render_call(_fresh(made[0]), folder=folder).html
+    assert render_turn(agent.turns[0], folder=folder).html
+    # a smaller keep spills more at the next step; 0 stops spilling (what was spilled stays readable)
+    agent.configure(record_keep=1)
+    agent.ask("third")
+    assert spill.spilled == len(agent.models.records) - 1
+    agent.configure(record_keep=0)
+    agent.ask("fourth")
+    assert agent.models.store.spill is None and spill.spilled == len(agent.models.records) - STEPS - 1
+    assert agent.models.records[0] == _fresh(made[0])
+
+
+def test_record_keep_is_validated(tmp_path: Path, monkeypatch) -> None:
+    from a0nb.errors import ConfigError
+    monkeypatch.setenv("A0NB_RECORD_KEEP", "-1")
+    with pytest.raises(ConfigError, match="record_keep"):
+        Agent(tmp_path, model=[answer("x")]).settings

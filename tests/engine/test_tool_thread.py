@@ -85,3 +85,57 @@ def test_function_tool_signature_follows_replaced_code(nb: Path) -> None:
     agent.register_extension("tool_execute_after", swap, name="swap")
     agent.ask("go")
     assert seen[:2] == ["a=1", "a=1 b=2"]  # b was dropped for the old signature, passed for the new
+
+
+def test_run_limited_times_out_and_lets_other_cancels_through() -> None:
+    import asyncio
+
+    import pytest
+
+    from a0nb.engine.tool_thread import run_limited
+
+    async def scenario() -> list[str]:
+        out = []
+        try:
+            await run_limited(asyncio.sleep(5), 0.05)
+        except asyncio.TimeoutError:
+            out.append("timeout")
+        out.append(str(await run_limited(asyncio.sleep(0, "fine"), 5)))  # the task is usable afterwards
+        task = asyncio.current_task()
+        assert task is not None
+        if hasattr(task, "cancelling"):
+            assert task.cancelling() == 0  # the timeout's own cancel was counted out
+        inner = asyncio.ensure_future(run_limited(asyncio.sleep(5), 5))
+        await asyncio.sleep(0.01)
+        inner.cancel()  # an interrupt, not the time limit
+        with pytest.raises(asyncio.CancelledError):
+            await inner
+        out.append("cancelled")
+        return out
+
+    assert asyncio.run(scenario()) == ["timeout", "fine", "cancelled"]
+
+
+def test_interrupt_stops_a_blocking_function_tool(nb: Path) -> None:
+    started = threading.Event()
+
+    def block() -> str:
+        """Sleeps until stopped."""
+        started.set()
+        while True:
+            time.sleep(0.01)
+
+    agent = Agent(nb, model=[tool_reply("block"), answer("never")])
+    agent.register_tool(block)
+    threading.Thread(target=lambda: (started.wait(5), agent.interrupt()), daemon=True).start()
+    from a0nb.errors import TurnInterrupted
+    try:
+        agent.ask("go")
+    except TurnInterrupted:
+        pass
+    else:
+        raise AssertionError("the turn was not interrupted")
+    deadline = time.monotonic() + 5
+    while [t for t in threading.enumerate() if t.name == "a0nb-tool-block"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [t for t in threading.enumerate() if t.name == "a0nb-tool-block"]  # its thread was stopped too

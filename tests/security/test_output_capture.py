@@ -74,6 +74,25 @@ def test_live_view_gets_masked_chunks_while_the_code_runs(nb: Path, monkeypatch:
     assert "second" in events[-1][1]
 
 
+def test_live_view_is_not_sent_the_same_output_twice_at_the_end() -> None:
+    from a0nb.engine.capture import Capture
+    from a0nb.files.secrets import Secrets
+
+    for secrets in (None, Secrets({"TOKEN": "abcd1234efgh"})):
+        shown: list[str] = []
+        capture = Capture(secrets, 1000, shown.append)
+        capture.feed(b"all of it\n")
+        capture.close()  # the final, empty feed: nothing new arrived
+        assert shown == ["all of it\n"], secrets
+        held: list[str] = []
+        capture = Capture(secrets, 1000, held.append)
+        capture.feed(b"x")
+        capture.feed(b"y abcd1234")  # within PROGRESS_EVERY: held back until the end
+        capture.close()
+        assert held[0] == "x" and held[-1].startswith("xy ") and "abcd1234" not in held[-1] * bool(secrets)
+        assert len(held) == 2
+
+
 # ---------------------------------------------------------------- a flood, in its own process
 
 FLOOD = """
