@@ -247,7 +247,7 @@ class Agent(Registration):
     def _prompt_vars(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """`.a0proj/variables.env` values are usable as `{{VAR}}` and in `{{if}}` in every prompt (as upstream);
         a value passed by the caller wins."""
-        variables = self.project.variables
+        variables = self.project_state.project(self.hierarchy.workdir).variables  # (self.project, inlined)
         return {**variables, **kwargs} if variables else kwargs
 
     @extensible

@@ -53,14 +53,24 @@ class PromptFolders:
     """The prompt folders, highest priority first, and which of them hold a given file name."""
 
     def __init__(self, dirs: Sequence[PromptDir]) -> None:
-        self.dirs: tuple[PromptDir, ...] = tuple(dirs)
+        self.dirs: tuple[PromptDir, ...] = tuple(dirs)  # (set through set_dirs, which invalidates)
         self._listings: dict[Path, tuple[int | None, frozenset[str]]] = {}
         # An owner that watches the prompt folders itself (the agent's Hierarchy) sets this and calls
         # invalidate() on a change, so a warm render does not stat every folder again.
         self.trust_listings = False
+        self._settled = False
 
     def invalidate(self) -> None:
         self._listings.clear()
+        self._settled = False
+
+    def settled(self) -> bool:
+        """Trusted, and every folder's listing known and older than a timestamp tick: what is found by name
+        (not by sub-path) stays as it is until invalidate()."""
+        if not self._settled and self.trust_listings:
+            got = [self._listings.get(d.path) for d in self.dirs]
+            self._settled = all(entry is not None and entry[0] is not None for entry in got)
+        return self._settled
 
     def find_all(self, name: str) -> list[PromptDir]:
         if not valid_name(name):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
@@ -43,17 +43,22 @@ class Rendered:
         return self.text
 
 
-@dataclass
 class _Ctx:
     """One render call: its arguments, what it read, and per-call memo of folder listings."""
 
-    agent: object
-    kwargs: dict[str, Any]
-    listings: dict[int, frozenset[str]] = field(default_factory=dict)
-    sources: dict[tuple[Path, str], Source] = field(default_factory=dict)
-    unknown: dict[str, None] = field(default_factory=dict)
-    stack: list[tuple[str, Path | None]] = field(default_factory=list)
-    loaded: list[tuple[Path, Path, str, dict[str, Any]]] = field(default_factory=list)  # variables loader calls
+    __slots__ = ("agent", "kwargs", "listings", "sources", "unknown", "stack", "loaded")
+
+    def __init__(self, agent: object, kwargs: dict[str, Any]) -> None:
+        self.agent, self.kwargs = agent, kwargs
+        self.listings: dict[int, frozenset[str]] = {}
+        self.sources: dict[tuple[Path, str], Source] = {}
+        self.unknown: dict[str, None] = {}
+        self.stack: list[tuple[str, Path | None]] = []
+        self.loaded: list[tuple[Path, Path, str, dict[str, Any]]] = []  # variables loader calls
+
+
+# where a file is, its template, its Source, and its variables loader (.py path and Source) if it has one
+_Plan = tuple[Path, Template, Source, "tuple[Path, Source] | None"]
 
 
 @dataclass
@@ -87,6 +92,8 @@ class PromptEngine:
         # while a PromptMemo builds: each render's (loaders it ran, agent, kwargs), None for one not reusable
         self.recording: list[Any] | None = None
         self.reuse = PromptMemo(self)  # reuse(key, inputs, build): a build's result while nothing it read changed
+        self._plans: dict[tuple[str, int, str], _Plan] = {}  # while the folders are settled (see _plan)
+        self._located: dict[tuple[str, int], int | None] = {}
 
     @property
     def dirs(self) -> tuple[PromptDir, ...]:
@@ -107,14 +114,19 @@ class PromptEngine:
         self._folders.dirs = tuple(dirs)  # caches are keyed by path, so they stay valid
         self._dir_names = [str(d.path) for d in self._folders.dirs]
         self._renders.clear()  # which copy wins may differ now
+        self._forget()
+
+    def _forget(self) -> None:
+        self._plans.clear()
+        self._located.clear()
+        self._folders.invalidate()
         self.version += 1
 
     def invalidate(self) -> None:
         """Forget folder listings and renders (the owner saw a change in the hierarchy)."""
-        self._folders.invalidate()
         self._loaders.invalidate()
         self._renders.clear()
-        self.version += 1
+        self._forget()
 
     # -- lookup --
 
@@ -129,7 +141,13 @@ class PromptEngine:
         return self._folders.names(glob)
 
     def _locate(self, ctx: _Ctx, name: str, start: int) -> int | None:
-        return self._folders.locate(ctx.listings, name, start)
+        key = (name, start)
+        found = self._located.get(key, -1)
+        if found == -1:
+            found = self._folders.locate(ctx.listings, name, start)
+            if "/" not in name and "\\" not in name and self._folders.settled():
+                self._located[key] = found
+        return found
 
     def _lower(self, ctx: _Ctx, name: str, index: int) -> tuple[Path, ...]:
         return self._folders.lower(ctx.listings, name, index)
@@ -221,14 +239,13 @@ class PromptEngine:
     # -- rendering internals --
 
     def _render_file(self, ctx: _Ctx, name: str, index: int, via: str, as_json: bool = False) -> str:
-        d = self.dirs[index]
-        path = d.path / name
-        if any(p == path for _, p in ctx.stack):
+        path, tpl, source, loader = self._plans.get((name, index, via)) or self._plan(ctx, name, index, via)
+        if ctx.stack and any(p == path for _, p in ctx.stack):
             self._cycle(ctx, name, path)
-        tpl = self._load(path)
-        ctx.sources.setdefault((path, via), Source(name, path, d.label, via, self._lower(ctx, name, index)))  # type: ignore[arg-type]
-        self._report_notes(tpl, path)
-        variables = self._plugin_vars(ctx, name, index, path)
+        ctx.sources.setdefault((path, via), source)
+        if tpl.notes:
+            self._report_notes(tpl, path)
+        variables = self._plugin_vars(ctx, name, path, loader) if loader is not None else {}
         variables.update(ctx.kwargs)
         file = _File(name, path, index, variables, json=as_json)
         ctx.stack.append((name, path))
@@ -238,6 +255,25 @@ class PromptEngine:
         finally:
             ctx.stack.pop()
         return "".join(out)
+
+    def _plan(self, ctx: _Ctx, name: str, index: int, via: str) -> _Plan:
+        """Worked out on each render; kept while the folders are settled and the file is older than a
+        timestamp tick (the owner's watch then tells of any change) — names with a sub-path are not kept."""
+        d = self.dirs[index]
+        path = d.path / name
+        tpl = self._load(path)
+        py = py_name(name)
+        found = next((i for i in (index, *range(len(self.dirs))) if self._folders.has(ctx.listings, i, py)), None)
+        loader = None
+        if found is not None:
+            py_path = self.dirs[found].path / py
+            loader = (py_path, Source(py, py_path, self.dirs[found].label, "variables", self._lower(ctx, py, found)))
+        plan = (path, tpl, Source(name, path, d.label, via, self._lower(ctx, name, index)), loader)  # type: ignore[arg-type]
+        stamp = self._files.get(path)
+        if stamp is not None and stamp[0] is not None and "/" not in name and "\\" not in name \
+                and self._folders.settled():
+            self._plans[(name, index, via)] = plan
+        return plan
 
     def _cycle(self, ctx: _Ctx, name: str, path: Path) -> None:
         chain = [*ctx.stack, (name, path)]
@@ -350,15 +386,9 @@ class PromptEngine:
 
     # -- variables loaders --
 
-    def _plugin_vars(self, ctx: _Ctx, name: str, index: int, md_path: Path) -> dict[str, Any]:
-        py = py_name(name)
-        dirs = self.dirs
-        found = next((i for i in (index, *range(len(dirs))) if self._folders.has(ctx.listings, i, py)), None)
-        if found is None:
-            return {}
-        d = dirs[found]
-        path = d.path / py
-        ctx.sources.setdefault((path, "variables"), Source(py, path, d.label, "variables", self._lower(ctx, py, found)))
+    def _plugin_vars(self, ctx: _Ctx, name: str, md_path: Path, loader: tuple[Path, Source]) -> dict[str, Any]:
+        path, source = loader
+        ctx.sources.setdefault((path, "variables"), source)
         got = self._loaders.variables(path, md_path, list(self._dir_names), ctx.agent, ctx.kwargs, name)
         if not self._loaders.files_only(path):  # (else invalidate() ends the render's reuse)
             ctx.loaded.append((path, md_path, name, dict(got)))

@@ -272,3 +272,23 @@ def test_subordinate_profiles_follow_a_new_profile(nb: Path) -> None:
     write(nb / "agents" / "zz_new" / "agent.yaml", "title: Brand new\ndescription: Added mid-session.\n")
     system = agent.ask("y").calls[0].messages[0]["content"]
     assert "`zz_new`: Brand new — Added mid-session." in system
+
+
+def test_a_settled_engine_sees_a_new_copy_and_an_edit_after_invalidate(tmp_path: Path) -> None:
+    hi, lo = tmp_path / "hi", tmp_path / "lo"
+    hi.mkdir()
+    write(lo / "a.md", 'low {{x}} {{ include "b.md" }}')
+    write(lo / "b.md", "B")
+    age(tmp_path)
+    engine = PromptEngine([PromptDir(hi, "hi"), PromptDir(lo, "lo")])
+    engine.trust_listings = True
+    assert [engine.render("a.md", x=i).text for i in (1, 2)] == ["low 1 B", "low 2 B"]  # new kwargs: a new render
+    write(hi / "a.md", "high {{x}}")
+    rewrite(lo / "b.md", "B2")
+    engine.invalidate()  # (the agent's hierarchy watch does this when a user folder changes)
+    rendered = engine.render("a.md", x=3)
+    assert rendered.text == "high 3" and [s.label for s in rendered.sources] == ["hi"]
+    assert rendered.sources[0].overrode == (lo / "a.md",)
+    (hi / "a.md").unlink()
+    engine.invalidate()
+    assert engine.render("a.md", x=4).text == "low 4 B2"
