@@ -2,7 +2,9 @@
 `%load_ext a0nb` and after 200 and 2,000 scripted steps (asks of 20 steps each, one history), against a
 bare kernel; per-step growth is the RSS difference between the two points over the steps between them.
 
-Usage: python benchmarks/bench_rss.py [--steps 200,2000] [--spill] [--json]"""
+`--keep N` runs the kernel with A0NB_RECORD_KEEP=N (all but the newest N records spilled to a trace file).
+
+Usage: python benchmarks/bench_rss.py [--steps 200,2000] [--keep N] [--json]"""
 from __future__ import annotations
 
 import json
@@ -26,8 +28,8 @@ def vm_kb(pid: int, key: str) -> int:
     raise RuntimeError(f"no {key} for pid {pid}")
 
 
-def measure(points: list[int], spill: bool = False) -> dict[str, object]:
-    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
+def measure(points: list[int], keep: int = 0) -> dict[str, object]:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", A0NB_RECORD_KEEP=str(keep))
     out: dict[str, object] = {"points": {}}
     with tempfile.TemporaryDirectory(prefix="a0bench-rss-") as tmp:
         bare = external.Kernel(sys.executable, Path(tmp), env)
@@ -47,8 +49,6 @@ def measure(points: list[int], spill: bool = False) -> dict[str, object]:
             out["load_ext_rss_kb"] = vm_kb(k.pid, "VmRSS")
             setup = ("from a0nb.notebook.magics import get_magics\n_a = get_magics(get_ipython()).agent\n"
                      "_a.register_tool(lambda i=0: 'ok', name='noop')")
-            if spill:
-                setup += "\n_a.models.store.spill_to(_a.workdir / 'calls.jsonl', keep=20)"
             k.run(setup)
             k.run("%a0 model scripted:session.yaml")
             done = 0
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> None:
     steps = [200, 2000]
     if "--steps" in argv:
         steps = [int(x) for x in argv[argv.index("--steps") + 1].split(",")]
-    r = measure(steps, spill="--spill" in argv)
+    r = measure(steps, keep=int(argv[argv.index("--keep") + 1]) if "--keep" in argv else 0)
     bare = r["bare_rss_kb"] / 1024  # type: ignore[operator]
     print(f"bare kernel {bare:.1f} MB; after %load_ext {r['load_ext_rss_kb'] / 1024:.1f} MB")  # type: ignore[operator]
     for n, v in r["points"].items():  # type: ignore[attr-defined]

@@ -56,6 +56,13 @@ def _pattern() -> re.Pattern[str]:
         f"|[{s}]++\\Z|[{s}]*[\\r\\n]|[{s}]+(?![^{s}])|[{s}]")
 
 
+# The same pattern for ASCII text (str.isascii() is O(1)), where the classes are exact in a few ranges: ~7x faster
+_A_SPACE = "\t\n\x0b\x0c\r "
+_ASCII_PATTERN = re.compile(
+    rf"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_SPACE}A-Za-z0-9]++[\r\n]*+"
+    rf"|[{_A_SPACE}]++\Z|[{_A_SPACE}]*[\r\n]|[{_A_SPACE}]+(?![^{_A_SPACE}])|[{_A_SPACE}]")
+
+
 def build_table(rank_file: bytes) -> dict[str, Any]:
     """The marshal-able table from tiktoken's cl100k_base rank file (base64 token, space, rank per line)."""
     import array
@@ -95,6 +102,7 @@ class Cl100kCounter:
         if len(self._index) & self._mask or self._offsets[-1] != len(self._blob):
             raise ValueError("a damaged cl100k counting table")
         self._split = _pattern().findall
+        self._split_ascii = _ASCII_PATTERN.findall
         self._pieces: dict[str, int] = {}  # piece -> its token count (most text repeats its words)
 
     @classmethod
@@ -142,7 +150,7 @@ class Cl100kCounter:
             text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         pieces = self._pieces
         total = 0
-        for piece in self._split(text):
+        for piece in (self._split_ascii if text.isascii() else self._split)(text):
             n = pieces.get(piece)
             if n is None:
                 data = piece.encode("utf-8")

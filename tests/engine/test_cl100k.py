@@ -43,6 +43,17 @@ def test_counts_equal_tiktoken_on_random_text() -> None:
                       for _ in range(n)).encode("utf-8", "replace").decode("utf-8", "replace"))
 
 
+def test_counts_equal_tiktoken_on_random_ascii_text() -> None:
+    # ASCII text takes a faster pattern with ASCII classes
+    rnd = random.Random(17)
+    common = list("  \t\n\r'sdmtSDMTlLvVrReExyz0123456789.,;:!?-_()[]{}\"`") + ["'s", "'LL", "'ve", "\r\n", "  \n"]
+    for _ in range(3000):
+        n = rnd.randint(1, 30)
+        text = "".join(rnd.choice(common) if rnd.random() < 0.8 else chr(rnd.randint(0, 0x7F)) for _ in range(n))
+        assert text.isascii()
+        _same(text)
+
+
 def test_letters_and_numbers_across_unicode_match_tiktoken() -> None:
     # "<c>'s" splits differently for a letter or number than for anything else
     for cp in range(0x80, 0x3FFFF, 37):
