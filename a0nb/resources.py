@@ -26,6 +26,7 @@ def user_home() -> Path:
 
 _home: list = [-1, None]
 _environ: list = [0, {}]  # [generation, the environment as last seen]
+_ENVIRON = type(os.environ)
 _generations = itertools.count(1)  # each change its own number, also when two threads see it at once
 
 
@@ -33,7 +34,8 @@ def environ_generation() -> int:
     """A number that changes whenever `os.environ` changed since it was last asked: one dict comparison
     (done in C) against a copy, so callers can key what they derive from the environment on it."""
     env = os.environ
-    data = getattr(env, "_data", env)  # the encoded dict behind os.environ (any mapping when it was replaced)
+    # the dict behind os.environ (or whatever mapping was put in its place)
+    data = env._data if env.__class__ is _ENVIRON else env  # type: ignore[attr-defined]
     seen = _environ
     if data != seen[1]:
         seen[:] = [next(_generations), dict(data)]

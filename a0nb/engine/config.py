@@ -102,7 +102,8 @@ class ProjectState:
             seen = self._files = (workdir, project, env, self._names(workdir, project))
         names = seen[3]
         wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
-        dotenv, files = _identity(names[0]), (_identity(names[1]), _identity(names[2]))
+        ids = _identities(names)
+        dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
             return self._masked
@@ -135,13 +136,28 @@ class ProjectState:
         return self._dotenv_cache[1]
 
 
-def _identity(name: str) -> tuple[int, ...]:
-    """What changes when a file is written (in place or replaced): () when there is none."""
+def _identities(names: tuple[str, str, str]) -> tuple[tuple[int, ...], ...]:
+    """For each file what changes when it is written (in place or replaced): () when there is none.
+    (Three stats written out: this runs on every masking.)"""
+    a: tuple[int, ...] = ()
+    b: tuple[int, ...] = ()
+    c: tuple[int, ...] = ()
     try:
-        st = os.stat(name)
+        st = os.stat(names[0])
+        a = (st.st_ino, st.st_mtime_ns, st.st_size)
     except OSError:
-        return ()
-    return st.st_ino, st.st_mtime_ns, st.st_size
+        pass
+    try:
+        st = os.stat(names[1])
+        b = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        pass
+    try:
+        st = os.stat(names[2])
+        c = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        pass
+    return a, b, c
 
 
 def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:

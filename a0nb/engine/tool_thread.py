@@ -31,19 +31,18 @@ class _Job:
         self.context = contextvars.copy_context()
         self.name = f"a0nb-tool-{getattr(fn, '__name__', 'fn')}"
 
-    def run(self) -> None:
+    def run(self) -> tuple[bool, Any]:
         try:
-            value = self.context.run(self.fn, **self.kwargs)
+            return True, self.context.run(self.fn, **self.kwargs)
         except BaseException as exc:  # handed to the awaiting task (SystemExit included)
-            self.fail(exc)
-        else:
-            self._settle(True, value)
+            return self.failure(exc)
 
-    def fail(self, exc: BaseException) -> None:
+    @staticmethod
+    def failure(exc: BaseException) -> tuple[bool, Any]:
         keep = isinstance(exc, (Exception, SystemExit))  # run_tool reports SystemExit like any error
-        self._settle(False, exc if keep else RuntimeError(repr(exc)))
+        return False, exc if keep else RuntimeError(repr(exc))
 
-    def _settle(self, ok: bool, value: Any) -> None:
+    def settle(self, ok: bool, value: Any) -> None:
         try:
             self.loop.call_soon_threadsafe(_settle, self.future, ok, value)
         except RuntimeError:  # the loop was closed meanwhile: nobody waits for the result
@@ -68,23 +67,38 @@ class _Worker:
         thread = self.thread
         while True:
             job: _Job | None = None
+            outcome: tuple[bool, Any] | None = None
             try:
                 job = self.jobs.get()
                 thread.name = job.name
-                job.run()
+                outcome = job.run()
             except BaseException as exc:  # an interrupt that landed outside the tool's own code
-                if job is not None:
-                    job.fail(exc)
-                self.retired = True
+                if job is not None and outcome is None:
+                    outcome = job.failure(exc)
+            # back on the idle list before the result is handed over, so that the next call finds this thread
             try:
-                with _LOCK:
-                    self.job = None
-                    if self.retired or len(_IDLE) >= MAX_IDLE:
-                        return
-                    thread.name = IDLE_NAME
-                    _IDLE.append(self)
-            except BaseException:  # a late interrupt: this thread is done
+                stay = self._rest()
+            except BaseException:  # a late interrupt landed in there: once more (it is idempotent)
+                stay = self._rest()
+            if job is not None and outcome is not None:
+                try:
+                    job.settle(*outcome)
+                except BaseException:
+                    job.settle(*outcome)
+            if not stay:
                 return
+
+    def _rest(self) -> bool:
+        """Done with a call: wait for the next one (True), or end — retired, or enough idle threads."""
+        with _LOCK:
+            self.job = None
+            if self in _IDLE:  # (a second try, after an interrupt landed past the append)
+                return True
+            if self.retired or len(_IDLE) >= MAX_IDLE:
+                return False
+            self.thread.name = IDLE_NAME
+            _IDLE.append(self)
+            return True
 
 
 _LOCK = threading.Lock()

@@ -243,9 +243,14 @@ class Secrets:
         (no call per message); any other is masked (and copied) by `mask`. The same texts come back step
         after step (history), so each is searched once per secret set."""
         memo, mask = self._memo, self.mask
-        return [m if m.__class__ is dict and len(m) == 2 and "role" in m and "content" in m
+        try:
+            sizes = list(map(len, messages))  # (in C: no Python call per message)
+        except TypeError:
+            return [mask(m) for m in messages]
+        return [m if n == 2 and m.__class__ is dict and "role" in m and "content" in m
                 and (r := m["role"]).__class__ is str and (c := m["content"]).__class__ is str
-                and r in memo and c in memo and memo[r] is r and memo[c] is c else mask(m) for m in messages]
+                and r in memo and c in memo and memo[r] is r and memo[c] is c else mask(m)
+                for m, n in zip(messages, sizes)]
 
     def mask_texts(self, texts: list[str]) -> list[str]:
         """`mask_text` of each; texts seen before cost a lookup."""

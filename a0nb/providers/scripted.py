@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
@@ -186,9 +187,10 @@ class ScriptedProvider:
                 else:
                     hi = mid
             n = lo
-        sums = sums[:n + 1]
-        for c in contents[n:]:
-            sums.append(sums[-1] + (len(c) if c.__class__ is str else len(str(c))))
+        tail = contents[n:]
+        sizes = map(len, tail) if set(map(type, tail)) <= {str} else [  # (texts: measured in C)
+            len(c) if c.__class__ is str else len(str(c)) for c in tail]
+        sums = sums[:n] + list(accumulate(sizes, initial=sums[n]))
         self._sizes = (contents, sums)
         return sums[-1]
 

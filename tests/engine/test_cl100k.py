@@ -89,3 +89,13 @@ def test_counting_does_not_load_tiktoken() -> None:
             "assert tokens.encoder_name() == 'cl100k_base' and n == 2, n; "
             "assert 'tiktoken' not in sys.modules and 'regex' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_long_pieces_merge_as_tiktoken_merges() -> None:
+    # pieces over _LONG_PIECE bytes take the heap merge: the same merges in the same order as the pair scan
+    rnd = random.Random(51)
+    alphabet = list("}{ab  xx..;;éé日日=") + ["\U0001F600"]
+    for _ in range(400):
+        _same("".join(rnd.choice(alphabet) for _ in range(rnd.randint(60, 600))))
+    for text in ["}" * 5000, '{"text": "' + "}" * 20_000, "a" * 3001, "!?" * 2000, " " + "=" * 999, "😀" * 700]:
+        _same(text)

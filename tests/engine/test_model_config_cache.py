@@ -93,3 +93,14 @@ def test_secret_added_mid_turn_reaches_the_next_call(nb: Path, monkeypatch: pyte
     assert "MY_SERVICE_API_KEY" not in credentials[1]
     assert credentials[2]["MY_SERVICE_API_KEY"] == "sk-env-abcdef123456"
     assert os.environ["MY_SERVICE_API_KEY"] == "sk-env-abcdef123456"
+
+
+def test_model_changed_mid_turn_answers_the_next_call(nb: Path) -> None:
+    agent = Agent(nb, model=[tool_reply("switch"), answer("from the first list")])
+
+    def switch() -> str:
+        agent.configure(model=[answer("from the second list")])
+        return "switched"
+
+    agent.register_tool(switch)
+    assert agent.ask("go").text == "from the second list"
