@@ -73,6 +73,14 @@ class Sink:
     def update(self, obj: Any, display_id: str) -> None: ...
 
 
+def _text_size(widget: Any) -> int:
+    """Characters of HTML a pane holds: its own value, or its children's."""
+    value = getattr(widget, "value", None)
+    if isinstance(value, str):
+        return len(value)
+    return sum(_text_size(child) for child in getattr(widget, "children", ()))
+
+
 def live_traffic(agent: Agent, records: list[Any]) -> tuple[int, int, int, int]:
     """(characters sent for one call streaming a 21k-character reply in real time, its step-card state,
     the Calls tab and the History tab as built on demand)."""
@@ -89,9 +97,9 @@ def live_traffic(agent: Agent, records: list[Any]) -> tuple[int, int, int, int]:
     card = len(json.dumps(live.steps.children[-1].get_state(), default=str))
     live.drawer.selected_index = 0
     live.tabs.selected_index = 5
-    calls_tab = len(live.panes[5].value)
+    calls_tab = _text_size(live.panes[5])  # a VBox of one widget per call since the live Calls tab (issue 20)
     live.tabs.selected_index = 2
-    history_tab = len(live.panes[2].value)
+    history_tab = _text_size(live.panes[2])
     live.finish(Turn(1, "bench", "done", calls=records))
     return per_call, card, calls_tab, history_tab
 

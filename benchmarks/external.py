@@ -212,6 +212,9 @@ def env_for(base: Mapping[str, str], home: Path, extra: Mapping[str, Any] | None
     # an installed package has its .pyc files (pip writes the peers'); without them every fresh process would
     # compile a0nb's ~50 modules again (~170 ms) and the load figures would measure the compiler
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # the benchmark's own folders (under `home`) are written by the benchmark: trusted, as make bench trusts the
+    # checkout; a folder's code elsewhere stays untrusted
+    env["A0NB_TRUST"] = str(home)
     env.update({k: str(v) for k, v in (extra or {}).items()})
     os.makedirs(home / "a0home", exist_ok=True)
     return env
