@@ -52,6 +52,15 @@ def function_point(fn: Callable[..., Any]) -> str:
     return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
 
 
+def _target(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """(agent, its registry) for a call of an extensible function; the usual case first (a method of the agent,
+    no `agent=`), else what _find_registry answers."""
+    reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
+    if type(reg) in _REGISTRIES:
+        return args[0], reg
+    return _find_registry(args, kwargs)
+
+
 def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, PointRegistry | None]:
     """The agent the call is given (an `agent=` argument first, then the positional ones) and its registry."""
     candidate = kwargs.get("agent")
@@ -85,14 +94,9 @@ def extensible(fn: F) -> F:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            # the usual case first (a method of the agent, no `agent=`): what _find_registry would answer
-            reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
-            if type(reg) in _REGISTRIES:
-                agent = args[0]
-            else:
-                agent, reg = _find_registry(args, kwargs)
-                if reg is None:
-                    return await fn(*args, **kwargs)
+            agent, reg = _target(args, kwargs)
+            if reg is None:
+                return await fn(*args, **kwargs)
             hit = reg.hooks.get(base)
             if not (reg.hooked(base) if hit is None else hit):
                 return await fn(*args, **kwargs)
@@ -115,13 +119,9 @@ def extensible(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
-        if type(reg) in _REGISTRIES:
-            agent = args[0]
-        else:
-            agent, reg = _find_registry(args, kwargs)
-            if reg is None:
-                return fn(*args, **kwargs)
+        agent, reg = _target(args, kwargs)
+        if reg is None:
+            return fn(*args, **kwargs)
         hit = reg.hooks.get(base)
         if not (reg.hooked(base) if hit is None else hit):
             return fn(*args, **kwargs)

@@ -210,17 +210,17 @@ class Extensions(PointRegistry):
         self.registered.get(point, {}).pop(name, None)
 
     # -- calling ----------------------------------------------------------------------------
-    async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
-        # (inlined in call and call_sync: a fire counts, then costs a dict lookup while nothing changed)
-        try:
-            self.stats.counts[point] += 1
-        except KeyError:
-            self.stats.counts[point] = 1
+    def _fired(self, point: str) -> tuple[tuple[ExtensionInfo, bool, bool], ...]:
+        """Count a fire of `point`; its bound chain (a dict lookup while nothing changed)."""
+        counts = self.stats.counts
+        counts[point] = counts.get(point, 0) + 1
         if self.stats.trace is not None:
             self.stats.trace.append(point)
         chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
-        if chain is None:
-            chain = self._bind(point)
+        return self._bind(point) if chain is None else chain
+
+    async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
+        chain = self._fired(point)
         if not chain:
             return
         ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
@@ -248,16 +248,7 @@ class Extensions(PointRegistry):
                 attribute(info, ld, system, before)
 
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None:
-        # (as in call)
-        try:
-            self.stats.counts[point] += 1
-        except KeyError:
-            self.stats.counts[point] = 1
-        if self.stats.trace is not None:
-            self.stats.trace.append(point)
-        chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
-        if chain is None:
-            chain = self._bind(point)
+        chain = self._fired(point)
         if not chain:
             return
         ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
