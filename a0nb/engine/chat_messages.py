@@ -6,6 +6,7 @@ from bisect import bisect_left
 from typing import Any, Sequence
 
 from a0nb.engine.history import OutputItem
+from a0nb.providers.base import common_prefix
 
 __all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix"]
 
@@ -47,24 +48,6 @@ def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> 
             last = {"role": role, "content": content}
             result.append(last)
     return result
-
-
-def common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
-    """How many leading items are unchanged: the same objects (a message's item is cached until it changes)
-    or equal ones (summaries are rebuilt as equal items)."""
-    limit = min(len(old), len(new))
-    if old.__class__ is not list or new.__class__ is not list:  # (a list never equals a tuple)
-        old, new = list(old), list(new)
-    if old[:limit] == new[:limit]:  # the usual step (list equality checks identity first, in C)
-        return limit
-    lo, hi = 0, limit  # the first differing item, by halves: each comparison runs in C
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if old[lo:mid + 1] == new[lo:mid + 1]:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 class IncrementalMessages:

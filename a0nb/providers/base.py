@@ -3,7 +3,7 @@ and the errors a provider raises (transient, context window, broken stream)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Literal, Protocol, runtime_checkable
+from typing import Any, AsyncIterator, Literal, Protocol, Sequence, runtime_checkable
 
 from a0nb.errors import ModelError
 
@@ -82,3 +82,21 @@ class StreamSink(Protocol):
 
 def new_partial() -> dict[str, Any]:
     return {"content": [], "reasoning": [], "tool_calls": {}, "usage": {}, "chunks": 0}
+
+
+def common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """How many leading items are unchanged: the same objects or equal ones (a request's messages or contents
+    against the last request's; history items against the last step's), found by comparisons that run in C."""
+    limit = min(len(old), len(new))
+    if old.__class__ is not list or new.__class__ is not list:  # (a list never equals a tuple)
+        old, new = list(old), list(new)
+    if old[:limit] == new[:limit]:  # the usual step (list equality checks identity first, in C)
+        return limit
+    lo, hi = 0, limit  # the first differing item, by halves: each comparison runs in C
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if old[lo:mid + 1] == new[lo:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -15,7 +15,7 @@ import yaml
 from a0nb import safe_yaml
 from a0nb.errors import ConfigError
 from a0nb.providers.base import (ContextWindowExceeded, ModelConfig, ModelReply, StreamBroken, TransientModelError,
-                   new_partial)
+                   common_prefix, new_partial)
 from a0nb.errors import ModelError
 
 CHUNK = 8
@@ -177,16 +177,7 @@ class ScriptedProvider:
         except KeyError:
             contents = [m.get("content", "") for m in messages]
         old, sums = self._sizes
-        n = min(len(old), len(contents))
-        if contents[:n] != old[:n]:
-            lo, hi = 0, n  # the first difference, by halves
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if contents[lo:mid + 1] == old[lo:mid + 1]:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            n = lo
+        n = common_prefix(old, contents)
         tail = contents[n:]
         sizes = map(len, tail) if set(map(type, tail)) <= {str} else [  # (texts: measured in C)
             len(c) if c.__class__ is str else len(str(c)) for c in tail]
