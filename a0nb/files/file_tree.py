@@ -101,7 +101,9 @@ def file_tree(
         return str(root).rstrip("/\\") + "/\n# not a folder"
     tree = _walk(root, max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan, budget)
     if len(_TREES) >= _KEPT:
-        _TREES.pop(next(iter(_TREES), None), None)  # (the oldest)
+        for oldest in _TREES:
+            _TREES.pop(oldest, None)
+            break
     _TREES[key] = (tree, budget.watch)
     return tree
 
@@ -185,14 +187,14 @@ def _scan(
     sig = _folder_identity(watch, path) if rel else watch.folders[0][1]  # (the root's: taken before the walk)
     listed: list[tuple[str, bool | None]] | None = None
     if sig is not None and budget.now - max(sig[2], sig[3]) < RACY_NS:
-        listed = []
-        watch.listings[path] = (sig, listed, False)
+        listed, racy = [], sig
+        watch.listings[path] = (racy, listed, False)
     try:
         with os.scandir(path) as it:
             for n, item in enumerate(it):
                 if n >= cap:
                     if listed is not None:
-                        watch.listings[path] = (sig, listed, True)
+                        watch.listings[path] = (racy, listed, True)
                     if budget.scans <= 0:
                         _cut(budget)
                     return entries, True, False
@@ -202,7 +204,7 @@ def _scan(
                     entries.append(entry)
     except OSError:  # (unreadable, not a folder, gone)
         if listed is not None:
-            watch.listings[path] = (sig, None, False)
+            watch.listings[path] = (racy, None, False)
         return [], False, True
     return entries, False, False
 
