@@ -33,12 +33,13 @@ class FlatRenders:
         """The render of a flat file learnt before with arguments of these names, None otherwise."""
         if not self._entries:
             return None
-        hit = self._entries.get((name, *kwargs))
+        key = (name, *kwargs)
+        hit = self._entries.get(key)
         if hit is None:
             return None
         (path, stamp), texts, names, sources = hit
         if not engine.trust_listings and stat_key(path) != stamp:
-            del self._entries[(name, *kwargs)]
+            del self._entries[key]
             return None
         out = [texts[0]]
         for var, text in zip(names, texts[1:]):
@@ -72,5 +73,6 @@ class FlatRenders:
         now, stamp = time.time_ns(), stat_key(plan[0])
         if stamp is None or now - stamp[0] < RACY_NS:
             return  # recently written: an edit within the timestamp tick could go unseen
-        self._entries[(name, *kwargs)] = ((plan[0], stamp), tuple(texts), tuple(names),
+        key = (name, *kwargs)
+        self._entries[key] = ((plan[0], stamp), tuple(texts), tuple(names),
                                           (rendered.__class__, rendered.sources))

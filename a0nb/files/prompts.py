@@ -118,7 +118,8 @@ class PromptEngine:
         self._forget()
 
     def _forget(self) -> None:
-        self._plans.clear(), self._located.clear(), self._flat.clear()
+        for cache in (self._plans, self._located, self._flat):
+            cache.clear()
         self._folders.invalidate()
         self.version += 1
 
