@@ -363,7 +363,7 @@ class Agent(Registration):
     @property
     def secrets(self) -> Secrets:
         """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
-        if (step := self.project_state.step) is not None and self.control.task is not None:
+        if (step := self.project_state.kept(self.control.task)) is not None:
             return step
         return self.project_state.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
 

@@ -53,6 +53,7 @@ class ModelHost(Checkpointed, Protocol):
     loader: "ModuleLoader"
     tools: "Tools"
     extensions: "Extensions"
+    intervention: str | None  # a message for the running turn (the checkpoint takes it)
     compactor: "Compactor | None"
 
     @property

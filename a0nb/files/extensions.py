@@ -93,6 +93,7 @@ class Extensions(PointRegistry):
         self._chains: dict[str, list[ExtensionInfo]] = {}
         self._bound: dict[str, tuple[tuple[ExtensionInfo, bool, bool], ...]] = {}
         self._hooked: dict[str, bool] = {}
+        self.version = 0  # bumped whenever a chain may have changed (a hot loop that skips quiet points checks it)
         self.hooks = self._hooked  # read straight by @extensible: emptied at once by a hierarchy rebuild
         hierarchy.on_change(self._forget_files)
         self.registered: dict[str, dict[str, ExtensionInfo]] = Registrations(self._forget_chains)
@@ -134,6 +135,7 @@ class Extensions(PointRegistry):
         self._forget_chains()
 
     def _forget_chains(self) -> None:
+        self.version += 1
         self._chains.clear()
         self._bound.clear()
         self._hooked.clear()
@@ -218,6 +220,14 @@ class Extensions(PointRegistry):
             self.stats.trace.append(point)
         chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
         return self._bind(point) if chain is None else chain
+
+    def skipped(self, point: str, times: int) -> None:
+        """Count `times` fires of `point` that a hot loop left out because nothing listened (checked with
+        `resolve`, and `version` unchanged since): the counts and trace read as if they had happened."""
+        counts = self.stats.counts
+        counts[point] = counts.get(point, 0) + times
+        if self.stats.trace is not None:
+            self.stats.trace.extend([point] * times)
 
     async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
         chain = self._fired(point)
