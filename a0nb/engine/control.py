@@ -75,7 +75,7 @@ class TurnControl:
             loop.call_soon_threadsafe(task.cancel)
 
 
-def cancel_flag() -> threading.Event | None:
-    """The running turn's cancel flag (None outside a turn), for a hot loop (each streamed chunk) that reads
-    it once and then asks `is_set()` instead of `cancelled()` per item; it is the same flag all turn long."""
+def cancel_flag() -> CancelFlag | None:
+    """The running turn's cancel flag (a never-raised one outside a turn), for a hot loop (each streamed chunk)
+    that reads it once and then reads `.raised` (or asks `is_set()`) per item; it is the same flag all turn long."""
     return _CANCEL.get()
