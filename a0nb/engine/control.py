@@ -73,9 +73,3 @@ class TurnControl:
         task, loop = self.task, self.loop
         if task is not None and loop is not None and not task.done():
             loop.call_soon_threadsafe(task.cancel)
-
-
-def cancel_flag() -> CancelFlag | None:
-    """The running turn's cancel flag (a never-raised one outside a turn), for a hot loop (each streamed chunk)
-    that reads it once and then reads `.raised` (or asks `is_set()`) per item; it is the same flag all turn long."""
-    return _CANCEL.get()
