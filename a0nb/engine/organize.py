@@ -65,11 +65,26 @@ def within_budget(history: Any, counter: TokenCounter, budget: int) -> bool:
     return bool(history.tokens(counter) <= budget)
 
 
+_BUDGETS: dict[tuple[Any, Any], int] = {}  # (ctx_length, history_share) -> the budget they give
+
+
+def _budget(agent: "Agent") -> int:
+    s = agent.settings
+    key = (s.ctx_length, s.history_share)
+    budget = _BUDGETS.get(key)
+    if budget is None:
+        budget = CompactionSettings(ctx_length=s.ctx_length, history_share=s.history_share).budget
+        if len(_BUDGETS) < 64:
+            _BUDGETS[key] = budget
+    return budget
+
+
 async def organize_history(agent: "Agent", force: bool = False) -> CompactionEvent | None:
-    settings = settings_for(agent, force)
     counter = agent.shared.counter
-    if within_budget(agent.history, counter, settings.budget):
+    settings = settings_for(agent, True) if force else None
+    if within_budget(agent.history, counter, settings.budget if settings is not None else _budget(agent)):
         return None
+    settings = settings or settings_for(agent)
     summarize = None
     if agent.model_spec("utility"):
         async def summarize(system: str, message: str) -> str:

@@ -77,3 +77,13 @@ def test_a_session_compacts_at_the_same_steps_as_with_exact_counts(nb: Any, monk
     exact = _session(TokenCounter(lambda t: approximate_tokens(t)), edit)  # another rule: always counted exactly
     assert bounded[0], "the session is meant to compact"
     assert bounded == exact
+
+
+def test_a_smaller_context_set_mid_turn_compacts_at_the_next_step(nb: Any) -> None:
+    agent = Agent(nb, model=[tool_reply("shrink"), answer("done")], settings={"ctx_length": 100_000})
+    for i in range(10):
+        agent.history.add(i % 2 == 1, "words and more words " * 40)
+    agent.register_tool(lambda: agent.configure(ctx_length=600) or "ok", name="shrink")
+    agent.ask("go")
+    events = agent.data.get("compactions", [])
+    assert len(events) == 1 and events[0].tokens_after <= 420
