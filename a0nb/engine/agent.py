@@ -204,7 +204,7 @@ class Agent(Registration):
     def refresh(self) -> None:
         """Pick up files added or edited next to the notebook (cheap when nothing changed)."""
         self.hierarchy.refresh()
-        self.project_state.invalidate()  # re-read (cheaply, from its cache) once per step
+        self.project_state.invalidate()  # project and secret set: looked at (cheaply) once per step
         self.config.watch_environment()
         if self._prompt_generation != self.hierarchy.generation:
             self.prompts.set_dirs(prompt_dirs(self.hierarchy.roots))
@@ -362,9 +362,10 @@ class Agent(Registration):
 
     @property
     def secrets(self) -> Secrets:
-        """The one masking set: `secrets.env`, `.env` and every credential in the environment."""
-        s = self.settings
-        return self.project_state.secrets(self.workdir, (s.api_key_env, s.utility_api_key_env))
+        """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
+        if (step := self.project_state.step) is not None and self.control.task is not None:
+            return step
+        return self.project_state.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
@@ -375,8 +376,7 @@ class Agent(Registration):
         return self.shared.loaded_skills
 
     def mask(self, value: Any) -> Any:
-        secrets = self.secrets
-        return secrets.mask(value) if secrets else value
+        return secrets.mask(value) if (secrets := self.secrets) else value
 
     def now(self) -> _dt.datetime:
         return self.config.now()

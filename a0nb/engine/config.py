@@ -69,7 +69,12 @@ class AgentSettings:
 
 
 class ProjectState:
-    """The notebook folder's project (`.a0proj/`), re-read cheaply once per step, and its secrets."""
+    """The notebook folder's project (`.a0proj/`), re-read cheaply once per step, and its secrets.
+
+    The secret set of a step (`step`): taken at its first use after the step began (`invalidate`) and kept
+    while the step runs, so a step stats `.env` and both `secrets.env` once, not at every masking. A tool can
+    change any source, so while one runs nothing is kept (`unpin`: its progress output is masked against the
+    files as they are) and after it the set is taken afresh (`pin`). Outside a turn the Agent never uses it."""
 
     def __init__(self, diagnostics: Diagnostics, home: Path | None) -> None:
         self.diagnostics = diagnostics
@@ -82,9 +87,20 @@ class ProjectState:
         self._masked_for: tuple[Any, ...] = ()
         self._environ: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
         self._dotenv_cache: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
+        self.step: Secrets | None = None  # the running step's secret set (None: look at the sources)
+        self._pin = False  # whether `secrets()` keeps what it finds as `step`
 
     def invalidate(self) -> None:
-        self._project = None
+        """A step begins: the project and the secret set are looked at afresh at their next use."""
+        self._project, self.step, self._pin = None, None, True
+
+    def pin(self) -> None:
+        """A tool has run: the secret set is looked at afresh at its next use, then kept for the step."""
+        self.step, self._pin = None, True
+
+    def unpin(self) -> None:
+        """A tool is about to run: every use looks at the sources until `pin`."""
+        self.step, self._pin = None, False
 
     def project(self, workdir: Path) -> Project:
         if self._project is None:
@@ -106,6 +122,8 @@ class ProjectState:
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
+            if self._pin:
+                self.step = self._masked
             return self._masked
         if self._secrets is None or self._secrets[0] != files:
             paths = [Path(name) for name, there in zip(names[1:], files) if there]
@@ -115,6 +133,8 @@ class ProjectState:
         if self._masked is None or self._masked.credentials != found:
             self._masked = self._secrets[1].with_credentials(found)
         self._masked_for = key
+        if self._pin:
+            self.step = self._masked
         return self._masked
 
     def _names(self, workdir: Path, project: Project) -> tuple[str, str, str]:

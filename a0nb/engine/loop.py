@@ -174,6 +174,7 @@ def create_tool(agent: Any, tools: Tools, request: ToolRequest, message: str, ld
 
 async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message: str) -> str | None:
     """Agent Zero's tool lifecycle (reference §2.5); tool exceptions go back to the model."""
+    agent.project_state.unpin()  # the tool may write a secret: until it ran, every masking looks at the files
     tool = agent.get_tool(request, message, ld)
     ld.current_tool = tool
     try:
@@ -199,6 +200,7 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         agent.checkpoint(ld)
         await agent.fire("tool_execute_after", response=response, tool_name=request.tool_name)
         await tool.after_execution(response)
+        agent.project_state.pin()  # the tool's code is done: one fresh look, kept for the rest of the step
         if ld.record is not None:
             ld.record.tool_result = response.message
         agent.checkpoint(ld)

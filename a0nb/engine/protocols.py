@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence
 
 if TYPE_CHECKING:
     from a0nb.engine.calls import ModelCalls
+    from a0nb.engine.config import ProjectState
     from a0nb.engine.control import TurnControl
     from a0nb.engine.extract import ToolRequest
     from a0nb.engine.history import History, Message
@@ -72,6 +73,7 @@ class LoopAgent(Checkpointed, Protocol):
     last_user_message: "Message | None"
     loop_data: "LoopData | None"  # the monologue in progress (Agent Zero's agent.loop_data)
     models: "ModelCalls"
+    project_state: "ProjectState"
 
     async def prepare_prompt(self, ld: "LoopData") -> list[dict[str, Any]]: ...
 

@@ -1,14 +1,20 @@
 """A bounded, gitignore-aware text tree of a folder, for the model's view of a workdir or a skill.
-The limits cut the walk itself (entries scanned and stat'ed), not only the printed lines."""
+The limits cut the walk itself (entries scanned and stat'ed), not only the printed lines. A tree is kept
+with what its walk read (each folder's identity and mtime, each entry's mtime) and reused while a stat of
+each of those says nothing changed, so an unchanged workdir costs a few stats a step, not a walk."""
 from __future__ import annotations
 
 import functools
 
 import os
+import stat
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from a0nb.files.prompt_lookup import RACY_NS
 
 __all__ = ["file_tree", "clean_ignore_list"]
 
@@ -36,6 +42,21 @@ class _Entry:
 
 
 @dataclass
+class _Watch:
+    """What one walk read, enough to tell by stats alone whether a new walk would print the same tree.
+    Folders: (path, (inode, device, mtime, ctime)); a folder changed within `RACY_NS` of its read could change
+    again within the same timestamp tick, so its scanned (name, is folder) list is kept and compared too.
+    Entries: (path, mtime) of each entry the walk stat'ed (the order within a folder is by mtime). Links:
+    (path, is folder) of each symbolic link, whose target can change without its folder changing."""
+
+    folders: list[tuple[str, tuple[int, int, int, int] | None]] = field(default_factory=list)
+    listings: dict[str, tuple[tuple[int, int, int, int], list[tuple[str, bool | None]] | None, bool]] = field(
+        default_factory=dict)
+    entries: list[tuple[str, float]] = field(default_factory=list)
+    links: list[tuple[str, bool | None]] = field(default_factory=list)
+
+
+@dataclass
 class _Budget:
     """What is left of the global limits while the walk goes on."""
 
@@ -43,8 +64,11 @@ class _Budget:
     scans: int
     cut: bool = False
     last_parent: _Node | None = None
+    watch: _Watch = field(default_factory=_Watch)
+    now: int = field(default_factory=time.time_ns)
 
 
+@functools.lru_cache(maxsize=32)  # a pure function of the text, asked on every loop step
 def clean_ignore_list(text: str) -> str:
     """The ignore patterns as shown to the model: comments and blank lines dropped, one per line."""
     kept = [line.split("#", 1)[0].strip() for line in text.splitlines()]
@@ -66,13 +90,29 @@ def file_tree(
     newest first within a folder. `ignore` is gitignore text, matched relative to `root`.
 
     `max_scan` bounds the entries read from one folder, `max_total_scan` those read overall."""
+    key = (os.fspath(root), max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan)
+    hit = _TREES.get(key)
+    if hit is not None and _unchanged(hit[1]):
+        return hit[0]
+    budget = _Budget(lines=max(2, max_lines) - 1, scans=max_total_scan)
     root = Path(root)
+    if _folder_identity(budget.watch, str(root)) is None:
+        _TREES.pop(key, None)
+        return str(root).rstrip("/\\") + "/\n# not a folder"
+    tree = _walk(root, max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan, budget)
+    if len(_TREES) >= _KEPT:
+        for oldest in _TREES:
+            _TREES.pop(oldest, None)
+            break
+    _TREES[key] = (tree, budget.watch)
+    return tree
+
+
+def _walk(root: Path, max_depth: int, max_files: int, max_folders: int, max_lines: int, ignore: str,
+          max_scan: int, max_total_scan: int, budget: _Budget) -> str:
     head = str(root).rstrip("/\\") + "/"
-    if not root.is_dir():
-        return f"{head}\n# not a folder"
     is_ignored = _matcher(ignore)
     top = _Node(head, True)
-    budget = _Budget(lines=max(2, max_lines) - 1, scans=max_total_scan)
     queue: deque[tuple[_Node, str, str, int]] = deque([(top, str(root), "", 0)])
     limits = (max_files, max_folders, max_scan)
     while queue and not budget.cut and max_depth > 0:
@@ -143,41 +183,143 @@ def _scan(
 ) -> tuple[list[_Entry], bool, bool]:
     """(entries, stopped early, unreadable). Ignored entries are never stat'ed."""
     entries: list[_Entry] = []
+    watch = budget.watch
+    sig = _folder_identity(watch, path) if rel else watch.folders[0][1]  # (the root's: taken before the walk)
+    listed: list[tuple[str, bool | None]] | None = None
+    if sig is not None and budget.now - max(sig[2], sig[3]) < RACY_NS:
+        listed, racy = [], sig
+        watch.listings[path] = (racy, listed, False)
     try:
         with os.scandir(path) as it:
             for n, item in enumerate(it):
                 if n >= cap:
+                    if listed is not None:
+                        watch.listings[path] = (racy, listed, True)
                     if budget.scans <= 0:
                         _cut(budget)
                     return entries, True, False
                 budget.scans -= 1
-                entry = _entry(item, rel, is_ignored)
+                entry = _entry(item, rel, is_ignored, watch, listed)
                 if entry is not None:
                     entries.append(entry)
-    except (PermissionError, NotADirectoryError, FileNotFoundError):
-        return [], False, True
-    except OSError:
+    except OSError:  # (unreadable, not a folder, gone)
+        if listed is not None:
+            watch.listings[path] = (racy, None, False)
         return [], False, True
     return entries, False, False
 
 
-def _entry(item: os.DirEntry[str], rel: str, is_ignored: Callable[[str], bool]) -> _Entry | None:
+def _entry(item: os.DirEntry[str], rel: str, is_ignored: Callable[[str], bool], watch: _Watch,
+           listed: list[tuple[str, bool | None]] | None) -> _Entry | None:
     name = item.name
     if name in _NEVER_LISTED:
+        if listed is not None:
+            listed.append((name, None))
         return None
     try:
         is_link = item.is_symlink()
         is_dir = item.is_dir()  # follows links, so a linked folder shows as a folder
     except OSError:
+        watch.links.append((item.path, None))
+        if listed is not None:
+            listed.append((name, None))
         return None
+    if listed is not None:
+        listed.append((name, is_dir))
+    if is_link:
+        watch.links.append((item.path, is_dir))
     if is_ignored(rel + name + ("/" if is_dir else "")):
         return None
     try:
         mtime = item.stat(follow_symlinks=False).st_mtime
     except OSError:
         mtime = 0.0
+    watch.entries.append((item.path, mtime))
     # Linked folders are shown but not opened: links can form cycles.
     return _Entry(name, is_dir, is_dir and not is_link and name not in _NEVER_OPENED, mtime)
+
+
+# ---------------------------------------------------------------- reuse: a tree while what it read is unchanged
+
+# A process-wide cache, not state: each tree is checked against the file system before it is reused.
+_TREES: dict[tuple[object, ...], tuple[str, _Watch]] = {}
+_KEPT = 16
+
+
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    """(inode, device, mtime, ctime) of a folder (links followed), None when it is not one."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    return (st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _folder_identity(watch: _Watch, path: str) -> tuple[int, int, int, int] | None:
+    sig = _identity(path)
+    watch.folders.append((path, sig))
+    return sig
+
+
+def _listing(path: str, cap: int) -> tuple[list[tuple[str, bool | None]] | None, bool]:
+    """What `_scan` reads of a folder: (name, is folder) of its first `cap` entries, and whether there are more."""
+    listed: list[tuple[str, bool | None]] = []
+    try:
+        with os.scandir(path) as it:
+            for n, item in enumerate(it):
+                if n >= cap:
+                    return listed, True
+                name = item.name
+                try:
+                    listed.append((name, None if name in _NEVER_LISTED else item.is_dir()))
+                except OSError:
+                    listed.append((name, None))
+    except OSError:
+        return None, False
+    return listed, False
+
+
+def _lmtime(path: str) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _link_kind(path: str) -> bool | None:
+    """A link's DirEntry.is_dir(): False when its target is gone, None when it cannot be told."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return None
+
+
+def _unchanged(watch: _Watch) -> bool:
+    """Would a walk now read what this one read? Every folder keeps its identity and mtime (an entry added,
+    removed or renamed changes it), every entry its mtime, every link its kind; a folder changed shortly
+    before the walk also lists the same entries (compared until its change is older than `RACY_NS`)."""
+    for path, sig in watch.folders:
+        if _identity(path) != sig:
+            return False
+    listings = watch.listings
+    if listings:
+        now = time.time_ns()
+        for path, (sig, listed, more) in list(listings.items()):
+            if _listing(path, len(listed) if listed is not None else 0) != (listed, more):
+                return False
+            if now - max(sig[2], sig[3]) >= RACY_NS:  # a change from now on moves its mtime
+                listings.pop(path, None)
+    for path, mtime in watch.entries:
+        if _lmtime(path) != mtime:
+            return False
+    for path, kind in watch.links:
+        if _link_kind(path) != kind:
+            return False
+    return True
 
 
 def _newest_first(e: _Entry) -> tuple[float, str]:

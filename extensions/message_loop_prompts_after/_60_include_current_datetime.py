@@ -1,10 +1,23 @@
 """extras_temporary["current_datetime"]: the local time, from an injectable clock
 (A0NB_FROZEN_TIME or the frozen_time setting) so recorded notebooks stay deterministic."""
+import datetime
+
 from a0nb.ext import Extension
+
+FORMAT = "%Y-%m-%d %H:%M:%S"
+_STRFTIME = datetime.datetime.strftime
+
+
+def stamp(now):
+    """now.strftime(FORMAT), written out for four-digit years: strftime imports `time` on every call."""
+    year = now.year
+    if 1000 <= year and type(now).strftime is _STRFTIME:
+        return f"{year}-{now.month:02d}-{now.day:02d} {now.hour:02d}:{now.minute:02d}:{now.second:02d}"
+    return now.strftime(FORMAT)
 
 
 class IncludeCurrentDatetime(Extension):
     def execute(self, loop_data=None, **kwargs):
         now = self.agent.now()
-        text = self.agent.read_prompt("agent.system.datetime.md", date_time=now.strftime("%Y-%m-%d %H:%M:%S"))
+        text = self.agent.read_prompt("agent.system.datetime.md", date_time=stamp(now))
         loop_data.extras_temporary["current_datetime"] = text.strip()

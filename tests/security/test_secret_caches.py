@@ -231,3 +231,89 @@ def test_history_text_sent_before_is_masked_once_it_becomes_a_secret(nb: Path, m
     sent = json.dumps(agent.calls[-1].messages, ensure_ascii=False)
     assert TOKEN not in sent and "remember <redacted:ACME_SESSION_TOKEN>" in sent
     assert [p for p in agent.calls[-1].parts if TOKEN in p.text] == []
+
+
+# -- the step's secret set (kept from the step's first masking to its end, looked at again after a tool) ------
+
+def _agent_with_echo(nb: Path, reply: str) -> Agent:
+    """A turn of three steps: a reply with no tool request (no tool runs in that step), a tool request that
+    quotes TOKEN for a tool that prints it, an answer that quotes it."""
+
+    class Echo(Tool):
+        async def execute(self, **kwargs: Any) -> Response:
+            return Response(message=f"echo: {TOKEN}")
+
+    agent = Agent(nb, model=["let me think", tool_reply("echo", note=TOKEN), answer(reply)])
+    agent.register_tool(Echo, "echo")
+    return agent
+
+
+def _once(effect: Any) -> Any:
+    """An extension that runs `effect` the first time it fires (in the middle of the turn's first step)."""
+    done: list[bool] = []
+
+    def ext(**kwargs: Any) -> None:
+        if not done:
+            done.append(True)
+            effect()
+    return ext
+
+
+def test_secrets_env_written_mid_step_by_other_code_is_masked_from_the_next_step(nb: Path) -> None:
+    """Written between the step's first masking and its model call (not by a tool): the next step's set has it."""
+    def write() -> None:
+        (nb / ".a0proj").mkdir(exist_ok=True)
+        (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
+
+    agent = _agent_with_echo(nb, f"the password is {TOKEN}")
+    agent.register_extension("before_main_llm_call", _once(write), name="writer")
+    turn = agent.ask("echo it")
+    assert TOKEN not in _blob(agent) and TOKEN not in turn.text
+    assert "echo: §§secret(ACME_PASS)" in _blob(agent)
+    assert "the password is §§secret(ACME_PASS)" in agent.calls[-1].response
+
+
+def test_environment_credential_set_mid_step_by_other_code_is_masked_from_the_next_step(
+        nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = _agent_with_echo(nb, f"the token is {TOKEN}")
+    agent.register_extension("before_main_llm_call", _once(lambda: monkeypatch.setenv("ACME_SERVICE_TOKEN", TOKEN)),
+                             name="setter")
+    turn = agent.ask("echo it")
+    assert TOKEN not in _blob(agent) and TOKEN not in turn.text
+    assert "echo: <redacted:ACME_SERVICE_TOKEN>" in _blob(agent)
+
+
+def test_a_tool_s_progress_after_it_wrote_a_secret_is_masked(nb: Path) -> None:
+    """While a tool runs nothing is kept: its progress output is masked against the file it just wrote."""
+    shown: list[str] = []
+
+    class Writer(Tool):
+        async def execute(self, **kwargs: Any) -> Response:
+            (nb / ".env").write_text(f"ACME_LOGIN={TOKEN}\n", encoding="utf-8")
+            self.set_progress(f"wrote {TOKEN}")
+            (nb / ".env").write_text(f"ACME_LOGIN={TOKEN[::-1]}\n", encoding="utf-8")  # rotated, same size
+            self.set_progress(f"rotated to {TOKEN[::-1]}")
+            return Response(message="done")
+
+    agent = Agent(nb, model=[tool_reply("noop"), tool_reply("writer"), answer("ok")])
+    agent.register_tool(lambda: "nothing to see", name="noop")
+    agent.register_tool(Writer, "writer")
+    agent.register_extension("tool_output_update", lambda ctx=None, **kw: shown.append(ctx["content"]), name="shown")
+    agent.ask("write it")
+    assert shown and not any(TOKEN in s or TOKEN[::-1] in s for s in shown)
+    assert "<redacted:ACME_LOGIN>" in shown[-1]
+
+
+def test_after_a_turn_every_masking_looks_at_the_sources_again(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step's set is a turn's: outside one, a change is seen by the very next masking."""
+    agent = _agent_with_echo(nb, "fine")
+    agent.ask("echo it")
+    assert agent.mask(TOKEN) == TOKEN
+    monkeypatch.setenv("ACME_SERVICE_TOKEN", TOKEN)
+    assert agent.mask(TOKEN) == "<redacted:ACME_SERVICE_TOKEN>"
+    monkeypatch.delenv("ACME_SERVICE_TOKEN")
+    (nb / ".env").write_text(f"ACME_LOGIN={TOKEN}\n", encoding="utf-8")
+    assert agent.mask(TOKEN) == "<redacted:ACME_LOGIN>"
+    (nb / ".a0proj").mkdir(exist_ok=True)
+    (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
+    assert agent.mask(TOKEN) == "§§secret(ACME_PASS)"
