@@ -17,6 +17,10 @@ class ThinkTags(ProviderExtension):
         moved, response = splitter.feed(response)
         return reasoning + moved, response
 
+    def passes_through(self, state):
+        splitter = state.get("think_splitter")
+        return splitter is not None and splitter.passing
+
     def end_stream(self, state):
         splitter = state.get("think_splitter")
         return splitter.flush() if splitter is not None else ("", "")

@@ -10,7 +10,7 @@ from a0nb.engine.loop_data import LoopData
 from a0nb.engine.protocols import ModelHost
 from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
-from a0nb.engine.stream_watch import ReplyWatch
+from a0nb.engine.stream_watch import LoopSink
 from a0nb.errors import ConfigError, ModelError
 from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
 from a0nb.providers.discovery import discover_providers
@@ -136,9 +136,12 @@ class ModelCalls:
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""
         try:
-            sink = _LoopSink(self, ld)
-            reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], sink,
-                                   self.provider_extensions())
+            sink = LoopSink(self, ld)
+            try:
+                reply = await complete(call_data["provider"], call_data["messages"], call_data["config"], sink,
+                                       self.provider_extensions())
+            finally:
+                sink.close()
         except ContextWindowExceeded as exc:
             _fail(record, exc)  # the failed attempt keeps its record (and says why), whether or not a retry follows
             if ld.ctx_retried or not await self.compact(force=True):
@@ -264,29 +267,3 @@ def _fill(record: CallRecord | None, reply: ModelReply) -> None:
 def _fail(record: CallRecord | None, exc: BaseException) -> None:
     if record is not None:
         record.error = f"{type(exc).__name__}: {exc}"
-
-
-class _LoopSink:
-    """Stream deltas into the extension points, and stop at the first complete tool request."""
-
-    def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
-        self.calls, self.host, self.ld = calls, calls.host, ld
-        self.has_stream_ext = bool(calls.host.extensions.resolve("response_stream"))
-        self.watch = ReplyWatch(live=self.has_stream_ext)
-
-    async def reasoning(self, delta: str, full: str) -> None:
-        self.host.checkpoint(self.ld)
-        await self.host.fire("reasoning_stream_chunk", loop_data=self.ld, stream_data={"chunk": delta, "full": full})
-        await self.host.fire("reasoning_stream", loop_data=self.ld, text=full)
-
-    async def response(self, delta: str, full: str) -> str | None:
-        self.host.checkpoint(self.ld)
-        self.calls.streamed = full
-        snapshot = self.watch.feed(full)  # only the new text is looked at: linear in the reply (stream_watch.py)
-        stream_data = {"chunk": delta, "full": snapshot or full}
-        await self.host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
-        if self.has_stream_ext and len(full) >= 25:
-            parsed = self.watch.value
-            if isinstance(parsed, dict):
-                await self.host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
-        return snapshot

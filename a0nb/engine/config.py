@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -71,10 +72,12 @@ class AgentSettings:
 class ProjectState:
     """The notebook folder's project (`.a0proj/`), re-read cheaply once per step, and its secrets.
 
-    The secret set of a step (`step`): taken at its first use after the step began (`invalidate`) and kept
+    The secret set of a step (`kept`): taken at its first use after the step began (`invalidate`) and kept
     while the step runs, so a step stats `.env` and both `secrets.env` once, not at every masking. A tool can
-    change any source, so while one runs nothing is kept (`unpin`: its progress output is masked against the
-    files as they are) and after it the set is taken afresh (`pin`). Outside a turn the Agent never uses it."""
+    change any source, so while its code runs nothing is kept (`unpin`: its progress output is masked against
+    the files as they are) and after it the set is taken afresh (`pin`). Only the loop's own thread, and only
+    while a turn runs, is given the kept set: any other caller (a tool's thread, one a timeout left behind,
+    the kernel's main thread) looks at the sources, as every caller does outside a turn."""
 
     def __init__(self, diagnostics: Diagnostics, home: Path | None) -> None:
         self.diagnostics = diagnostics
@@ -87,20 +90,27 @@ class ProjectState:
         self._masked_for: tuple[Any, ...] = ()
         self._environ: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
         self._dotenv_cache: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
-        self.step: Secrets | None = None  # the running step's secret set (None: look at the sources)
-        self._pin = False  # whether `secrets()` keeps what it finds as `step`
+        self._step: Secrets | None = None  # the running step's secret set (None: look at the sources)
+        self._pin = False  # whether `secrets()` keeps what it finds as `_step` (for the thread `_owner`)
+        self._owner = 0
+
+    def kept(self, turn: object) -> Secrets | None:
+        """The step's secret set for the loop's thread while a turn runs (`turn`: its task); None: look."""
+        return self._step if turn is not None and self._owner == threading.get_ident() else None
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
-        self._project, self.step, self._pin = None, None, True
+        self._project, self._step, self._pin, self._owner = None, None, True, threading.get_ident()
 
     def pin(self) -> None:
-        """A tool has run: the secret set is looked at afresh at its next use, then kept for the step."""
-        self.step, self._pin = None, True
+        """A tool's code has run: the secret set is looked at afresh at its next use, then kept for the step
+        (a no-op while it is kept: nothing ran since it was taken)."""
+        if not self._pin:
+            self._step, self._pin, self._owner = None, True, threading.get_ident()
 
     def unpin(self) -> None:
-        """A tool is about to run: every use looks at the sources until `pin`."""
-        self.step, self._pin = None, False
+        """A tool's code is about to run: every use looks at the sources until `pin`."""
+        self._step, self._pin = None, False
 
     def project(self, workdir: Path) -> Project:
         if self._project is None:
@@ -122,8 +132,8 @@ class ProjectState:
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
-            if self._pin:
-                self.step = self._masked
+            if self._pin and self._owner == threading.get_ident():
+                self._step = self._masked
             return self._masked
         if self._secrets is None or self._secrets[0] != files:
             paths = [Path(name) for name, there in zip(names[1:], files) if there]
@@ -133,8 +143,8 @@ class ProjectState:
         if self._masked is None or self._masked.credentials != found:
             self._masked = self._secrets[1].with_credentials(found)
         self._masked_for = key
-        if self._pin:
-            self.step = self._masked
+        if self._pin and self._owner == threading.get_ident():
+            self._step = self._masked
         return self._masked
 
     def _names(self, workdir: Path, project: Project) -> tuple[str, str, str]:

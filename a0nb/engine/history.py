@@ -253,7 +253,10 @@ class History:
     def add(self, ai: bool, content: Content, kind: MessageKind = "other", **metadata: Any) -> Message:
         if kind not in MESSAGE_KINDS:
             raise ValueError(f"unknown message kind {kind!r}; expected one of {sorted(MESSAGE_KINDS)}")
-        message = Message(self.new_id("m"), bool(ai), content, kind, None, dict(metadata))
+        self.seq += 1
+        message = object.__new__(Message)  # as Message(...) makes it, without a __setattr__ call per field
+        message.__dict__.update(id=f"m{self.seq}", ai=bool(ai), content=content, kind=kind, summary=None,
+                                metadata=metadata, _tokens=None, _item=None, _v=None)
         self.current.messages.append(message)
         return message
 

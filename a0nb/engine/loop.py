@@ -197,10 +197,13 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         if not isinstance(response, Response):  # a tool class returning None or text would break after_execution
             bad = TypeError(f"execute() returned {type(response).__name__}, not a0nb.Response")
             response = Response(message=agent.tool_error_text(request.full_name, bad))
+        agent.project_state.pin()  # the tool's code ran: one fresh look, kept for the rest of the step ...
         agent.checkpoint(ld)
         await agent.fire("tool_execute_after", response=response, tool_name=request.tool_name)
+        if type(tool).after_execution is not Tool.after_execution:  # ... unless it has more code to run
+            agent.project_state.unpin()
         await tool.after_execution(response)
-        agent.project_state.pin()  # the tool's code is done: one fresh look, kept for the rest of the step
+        agent.project_state.pin()
         if ld.record is not None:
             ld.record.tool_result = response.message
         agent.checkpoint(ld)

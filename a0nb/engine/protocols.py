@@ -33,7 +33,7 @@ class Compactor(Protocol):
 class Checkpointed(Protocol):
     """Fires extension points and stops at checkpoints (interrupts, interventions)."""
 
-    async def fire(self, point: str, **kwargs: Any) -> None: ...
+    def fire(self, point: str, **kwargs: Any) -> Awaitable[None]: ...
 
     def checkpoint(self, ld: "LoopData | None" = None) -> None: ...
 
@@ -53,6 +53,7 @@ class ModelHost(Checkpointed, Protocol):
     loader: "ModuleLoader"
     tools: "Tools"
     extensions: "Extensions"
+    intervention: str | None  # a message for the running turn (the checkpoint takes it)
     compactor: "Compactor | None"
 
     @property

@@ -1,4 +1,6 @@
-"""Watching a streamed reply for its first complete tool request in time linear in the reply's length.
+"""The chat call's streamed reply: the sink that checkpoints every delta, keeps the reply so far and fires
+the stream extension points (`LoopSink`), and the watch for its first complete tool request in time linear in
+the reply's length (`ReplyWatch`).
 
 Only the new text of each delta is looked at. The incremental DirtyJson (the parser `first_closed_object`
 and `parse_dirty` use) is fed what arrived since it last ran — after every delta when the partial value is
@@ -8,15 +10,90 @@ as DirtyJson's); a long or non-strict one goes to DirtyJson, which never re-read
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from a0nb.engine.control import cancel_flag
 from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
 from a0nb.engine.extract import ToolRequest, parse_tool_request
 
-__all__ = ["ReplyWatch"]
+if TYPE_CHECKING:
+    from a0nb.engine.calls import ModelCalls
+    from a0nb.engine.loop_data import LoopData
+
+__all__ = ["LoopSink", "ReplyWatch"]
 
 _DECODER = json.JSONDecoder(strict=False)
 STRICT_LIMIT = 2048  # characters of an object the C decoder re-reads at a `}`; longer ones go to DirtyJson
+# the points fired per delta (`response_stream` too, but only with extensions there: then every delta is parsed)
+_CHUNK_POINTS = ("reasoning_stream_chunk", "reasoning_stream", "response_stream_chunk")
+
+
+class LoopSink:
+    """Each delta of the chat call: a checkpoint (interrupt, intervention), the reply so far kept in
+    `calls.streamed`, the watch for the first tool request (its snapshot stops the stream), the stream points.
+
+    When no extension listens at any stream point (and no trace is kept), a fire would only be counted: the
+    deltas are counted instead and the counts added once, at `close` (`Extensions.skipped`). A change to any
+    chain mid-stream (a registration, a changed file: `Extensions.version`) turns the fires back on at once."""
+
+    def __init__(self, calls: ModelCalls, ld: LoopData) -> None:
+        host = calls.host
+        self.calls, self.host, self.ld = calls, host, ld
+        ext = self.extensions = host.extensions
+        self.has_stream_ext = bool(ext.resolve("response_stream"))
+        self.watch = ReplyWatch(live=self.has_stream_ext)
+        self.flag = cancel_flag()  # (the turn's: read once, asked per delta)
+        quiet = ext.stats.trace is None and not self.has_stream_ext and not any(map(ext.resolve, _CHUNK_POINTS))
+        self.quiet = ext.version if quiet else -1  # the chains' version the deltas may skip the fires for
+        self.reasoning_skipped = self.response_skipped = 0
+
+    async def reasoning(self, delta: str, full: str) -> None:
+        flag, host = self.flag, self.host
+        if flag is not None and flag.is_set() or host.intervention is not None:  # (the checkpoint, called only
+            host.checkpoint(self.ld)                                              # when it has work to do)
+        if self.quiet == self.extensions.version:
+            self.reasoning_skipped += 1
+            return
+        self._loud()
+        await host.fire("reasoning_stream_chunk", loop_data=self.ld, stream_data={"chunk": delta, "full": full})
+        await host.fire("reasoning_stream", loop_data=self.ld, text=full)
+
+    async def response(self, delta: str, full: str) -> str | None:
+        flag, host = self.flag, self.host
+        if flag is not None and flag.is_set() or host.intervention is not None:
+            host.checkpoint(self.ld)
+        self.calls.streamed = full
+        watch = self.watch
+        # only a `{` or `[` (before the object) or a `}` changes what the watch finds; the live parse wants all
+        snapshot = watch.feed(full) if watch.live or "}" in delta or watch.start < 0 and (
+            "{" in delta or "[" in delta) else None
+        if self.quiet == self.extensions.version:
+            self.response_skipped += 1
+            return snapshot
+        self._loud()
+        stream_data = {"chunk": delta, "full": snapshot or full}
+        await host.fire("response_stream_chunk", loop_data=self.ld, stream_data=stream_data)
+        if self.has_stream_ext and len(full) >= 25:
+            parsed = watch.value
+            if isinstance(parsed, dict):
+                await host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
+        return snapshot
+
+    def _loud(self) -> None:
+        """From now on every delta fires (the chains changed, or were never quiet)."""
+        if self.quiet >= 0:
+            self.close()
+            self.quiet = -1
+
+    def close(self) -> None:
+        """The stream is over (or broke): count the fires the deltas skipped."""
+        reasoning, response, self.reasoning_skipped, self.response_skipped = \
+            self.reasoning_skipped, self.response_skipped, 0, 0
+        if reasoning:
+            self.extensions.skipped("reasoning_stream_chunk", reasoning)
+            self.extensions.skipped("reasoning_stream", reasoning)
+        if response:
+            self.extensions.skipped("response_stream_chunk", response)
 
 
 class ReplyWatch:

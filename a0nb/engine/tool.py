@@ -122,14 +122,15 @@ class FunctionTool(Tool):
     def __init__(self, *args: Any, fn: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fn = fn
+        self.calling = _calling(fn)  # (its parameters, takes **kwargs, is a coroutine function)
 
     @property
     def code_in_thread(self) -> bool:
         """A plain function runs in a worker thread, in a copy of the caller's context (tool_timeout needs no task)."""
-        return not _calling(self.fn)[2]
+        return not self.calling[2]
 
     async def execute(self, **kwargs: Any) -> Response:
-        params, var_kw, is_async = _calling(self.fn)
+        params, var_kw, is_async = self.calling
         call = kwargs.copy() if var_kw else {k: v for k, v in kwargs.items() if k in params}
         if "agent" in params:
             call["agent"] = self.agent
@@ -137,8 +138,8 @@ class FunctionTool(Tool):
             result = await self.fn(**call)
         else:  # a blocking function must not block the loop, and the loop's tool_timeout must be able to leave it
             result = await in_daemon_thread(self.fn, call)
-            if inspect.isawaitable(result):  # (in a task: a context of its own, as the function had)
-                result = await asyncio.ensure_future(result)
+            if result.__class__ is not str and inspect.isawaitable(result):  # (in a task: a context of its own,
+                result = await asyncio.ensure_future(result)                 # as the function had)
         if isinstance(result, Response):
             return result
         return Response(message=_to_text(result))

@@ -4,7 +4,12 @@ Starting a thread for every tool call cost more CPU than the rest of a loop step
 for the next call instead. What a fresh thread gave is kept: the call runs in a copy of the caller's
 context, under the name `a0nb-tool-<function>`; a call the loop abandons (tool_timeout, interrupt) gets
 CodeTimeout raised in its thread, and that thread is retired — it never runs another call, so a late
-interrupt cannot land in someone else's tool; an abandoned call that ignores it keeps its thread, as before."""
+interrupt cannot land in someone else's tool; an abandoned call that ignores it keeps its thread, as before.
+
+Handing a result back through the event loop (a future, a wake-up of its selector, two loop iterations)
+cost more than a quick call itself: the loop thread first waits up to QUICK seconds for the result, and
+only a call still running then is awaited (and can be timed out or interrupted) as before. The code always
+runs in the worker; the loop is held up for QUICK at most."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +17,8 @@ import contextvars
 import os
 import queue
 import threading
-from typing import Any, Callable
+import types
+from typing import Any, Callable, Generator
 
 from a0nb.engine.timeouts import interrupt_thread
 
@@ -20,16 +26,22 @@ __all__ = ["in_daemon_thread", "run_limited"]
 
 MAX_IDLE = 4  # idle workers kept; more (after many calls at once) end when their call does
 IDLE_NAME = "a0nb-tool-idle"
+QUICK = 0.002  # seconds the loop thread waits for a result before it awaits it
 
 
 class _Job:
-    __slots__ = ("fn", "kwargs", "context", "loop", "future", "name")
+    __slots__ = ("fn", "kwargs", "context", "name", "done", "outcome", "loop", "future")
 
-    def __init__(self, fn: Callable[..., Any], kwargs: dict[str, Any], loop: asyncio.AbstractEventLoop,
-                 future: asyncio.Future[Any]) -> None:
-        self.fn, self.kwargs, self.loop, self.future = fn, kwargs, loop, future
+    def __init__(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+        self.fn, self.kwargs = fn, kwargs
         self.context = contextvars.copy_context()
         self.name = f"a0nb-tool-{getattr(fn, '__name__', 'fn')}"
+        self.done = threading.Lock()  # held until the outcome is in (for a loop thread waiting on it)
+        self.done.acquire()
+        self.outcome: tuple[bool, Any] | None = None
+        # set (under _LOCK) once the loop thread stopped waiting: the outcome then settles this future
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.future: asyncio.Future[Any] | None = None
 
     def run(self) -> tuple[bool, Any]:
         try:
@@ -42,11 +54,26 @@ class _Job:
         keep = isinstance(exc, (Exception, SystemExit))  # run_tool reports SystemExit like any error
         return False, exc if keep else RuntimeError(repr(exc))
 
-    def settle(self, ok: bool, value: Any) -> None:
+    def deliver(self, outcome: tuple[bool, Any]) -> None:
+        """In the worker: the outcome to the waiting loop thread, or to the future it awaits (idempotent)."""
+        with _LOCK:
+            if self.outcome is None:
+                self.outcome = outcome
+            loop, future = self.loop, self.future
+        if future is None:
+            if self.done.locked():
+                self.done.release()
+            return
         try:
-            self.loop.call_soon_threadsafe(_settle, self.future, ok, value)
+            loop.call_soon_threadsafe(_settle, future, *outcome)  # type: ignore[union-attr]
         except RuntimeError:  # the loop was closed meanwhile: nobody waits for the result
             pass
+
+    def result(self) -> Any:
+        ok, value = self.outcome  # type: ignore[misc]
+        if ok:
+            return value
+        raise value
 
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -82,9 +109,9 @@ class _Worker:
                 stay = self._rest()
             if job is not None and outcome is not None:
                 try:
-                    job.settle(*outcome)
+                    job.deliver(outcome)
                 except BaseException:
-                    job.settle(*outcome)
+                    job.deliver(outcome)
             if not stay:
                 return
 
@@ -129,28 +156,52 @@ def _submit(job: _Job) -> _Worker:
     return worker
 
 
+def _abandon(worker: _Worker, job: _Job) -> None:
+    """The loop left the call: stop its thread with an exception `except Exception` cannot catch, and retire it."""
+    with _LOCK:
+        if worker.job is job:
+            worker.retired = True
+            ident = worker.thread.ident
+            if ident is not None:
+                interrupt_thread(ident)
+
+
 async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     """Run `fn(**kwargs)` in a daemon thread (an abandoned one never blocks interpreter exit)."""
-    loop = asyncio.get_running_loop()
-    job = _Job(fn, kwargs, loop, loop.create_future())
+    job = _Job(fn, kwargs)
     worker = _submit(job)
     try:
-        return await job.future
-    except asyncio.CancelledError:  # the loop's tool_timeout (or an interrupt) left it: stop the thread too,
-        with _LOCK:                 # with an exception `except Exception` cannot catch
-            if worker.job is job:
-                worker.retired = True
-                ident = worker.thread.ident
-                if ident is not None:
-                    interrupt_thread(ident)
+        quick = job.done.acquire(True, QUICK)
+    except BaseException:  # (a KeyboardInterrupt in a loop on the main thread)
+        _abandon(worker, job)
         raise
+    if not quick:
+        loop = asyncio.get_running_loop()
+        with _LOCK:
+            if job.outcome is None:  # still running: the worker settles a future from now on
+                job.loop, job.future = loop, loop.create_future()
+        if job.future is not None:
+            try:
+                return await job.future
+            except asyncio.CancelledError:  # the loop's tool_timeout (or an interrupt) left it: stop the thread too
+                _abandon(worker, job)
+                raise
+    return job.result()
 
 
 async def run_limited(awaitable: Any, limit: float) -> Any:
     """Await `awaitable` in the current task; after `limit` seconds the task is cancelled there and
     asyncio.TimeoutError raised (as asyncio.wait_for does, without a task and a future per call). A
-    cancellation from elsewhere (an interrupt) still propagates as CancelledError."""
-    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    cancellation from elsewhere (an interrupt) still propagates as CancelledError. The timer is set only
+    when the awaitable suspends: one that finishes in its first step (a quick call) needs none."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    steps = awaitable.__await__()
+    try:
+        pending = steps.send(None)
+    except StopIteration as done:
+        return done.value
+    task = asyncio.current_task()
     assert task is not None
     expired = False
 
@@ -159,9 +210,9 @@ async def run_limited(awaitable: Any, limit: float) -> Any:
         expired = True
         task.cancel()
 
-    handle = loop.call_later(limit, expire)
+    handle = loop.call_at(deadline, expire)  # (from the start: the first step's time counts)
     try:
-        return await awaitable
+        return await _resume(steps, pending)
     except asyncio.CancelledError:
         uncancel = getattr(task, "uncancel", None)  # Python 3.11+: count out our own cancel
         if not expired or (uncancel is not None and uncancel() > 0):
@@ -169,3 +220,24 @@ async def run_limited(awaitable: Any, limit: float) -> Any:
         raise asyncio.TimeoutError() from None
     finally:
         handle.cancel()
+
+
+@types.coroutine
+def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Any]:
+    """The rest of an awaitable whose first step already ran (`yield from` from its second step on)."""
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            steps.close()
+            raise
+        except BaseException as exc:
+            try:
+                pending = steps.throw(exc)
+            except StopIteration as done:
+                return done.value
+        else:
+            try:
+                pending = steps.send(sent)
+            except StopIteration as done:
+                return done.value

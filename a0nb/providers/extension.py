@@ -45,6 +45,12 @@ class ProviderExtension:
         (reasoning, response) deltas to show, possibly moved between the two."""
         return deltas
 
+    def passes_through(self, state: dict[str, Any]) -> bool:
+        """Asked after each `process_chunk` when overridden: True once every further chunk of this request
+        would come back unchanged (a `<think>` split past its opening): the pipeline stops calling
+        `process_chunk` for it (`end_stream` and `finalize` still run)."""
+        return False
+
     def end_stream(self, state: dict[str, Any]) -> Deltas:
         """The stream ended normally: release any text held back."""
         return "", ""
@@ -160,9 +166,12 @@ class CallPipeline:
         self.provider = provider
         self.tags = provider_tags(provider, config)
         self.active = [e for e in extensions if self._gate(e, config)]
-        # the hot path only visits extensions that fold chunks
-        self._chunkers = [(e, e.extension.process_chunk) for e in self.active if _overrides(e.extension, "process_chunk")]
-        self.folds_chunks = bool(self._chunkers)  # False: `chunk` is the provider's process_chunk alone
+        # the hot path only visits extensions that fold chunks, and each only until it passes them through
+        self._chunkers = [(e, e.extension.process_chunk,
+                           e.extension.passes_through if _overrides(e.extension, "passes_through") else None)
+                          for e in self.active if _overrides(e.extension, "process_chunk")]
+        self.folds_chunks = bool(self._chunkers)  # False: the deltas are the provider's, as they came
+        self.chunking = self.folds_chunks  # False: `chunk` is (now) the provider's process_chunk alone
         self.state = provider.init(config)
         self.state.setdefault("partial", new_partial())
         self.state.setdefault("config", config)
@@ -185,14 +194,19 @@ class CallPipeline:
         return native
 
     def chunk(self, chunk: Any) -> Deltas:
-        deltas = self.provider.process_chunk(chunk, self.state)
-        if self._chunkers:
-            loaded = None
-            try:
-                for loaded, fold in self._chunkers:
-                    deltas = fold(chunk, deltas, self.state)
-            except Exception as exc:
-                raise _failure(loaded, "process_chunk", exc) from exc  # type: ignore[arg-type]
+        state = self.state
+        deltas = self.provider.process_chunk(chunk, state)
+        loaded, method, through = None, "process_chunk", None
+        try:
+            for loaded, fold, through in self._chunkers:
+                method = "process_chunk"
+                deltas = fold(chunk, deltas, state)
+                method = "passes_through"
+                if through is not None and through(state):
+                    self._chunkers = [c for c in self._chunkers if c[0] is not loaded]  # (the loop holds the old list)
+        except Exception as exc:
+            raise _failure(loaded, method, exc) from exc  # type: ignore[arg-type]
+        self.chunking = bool(self._chunkers)
         return deltas
 
     def end(self) -> Deltas:
@@ -210,7 +224,7 @@ class CallPipeline:
         deltas or an early stop cut the stream (think tags split off, text after the stop dropped)."""
         reply = self.provider.finalize(self.state)
         reasoning, content = streamed
-        if stopped or self._chunkers:
+        if stopped or self.folds_chunks:
             reply.content = content
             reply.reasoning = reasoning or reply.reasoning
         reply.stopped_early = stopped

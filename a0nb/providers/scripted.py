@@ -100,6 +100,7 @@ class ScriptedProvider:
         self._free = 0  # every reply before this one is used
         self._when = [i for i, r in enumerate(self.replies) if r.when is not None]  # the replies that look
         self._sizes: tuple[list[Any], list[int]] = ([], [0])  # last request's contents, running character sums
+        self._model = f"scripted:{Path(self.label).name}"
 
     @property
     def position(self) -> int:
@@ -129,7 +130,7 @@ class ScriptedProvider:
                          "(add more replies to the file, or call agent.reset())")
 
     def init(self, config: ModelConfig) -> dict[str, Any]:
-        return {"config": config, "partial": new_partial(), "model": f"scripted:{Path(self.label).name}"}
+        return {"config": config, "partial": new_partial(), "model": self._model}
 
     def initialize_request(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         state["request"] = {"messages": messages}

@@ -36,33 +36,44 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
     provider = pipeline.provider
     native = pipeline.request(messages)
     state = pipeline.state
-    direct = None if pipeline.folds_chunks else provider.process_chunk  # no extension folds: skip the pipeline
+    direct = None if pipeline.chunking else provider.process_chunk  # no extension folds (now): skip the pipeline
     reasoning = content = ""  # running texts: the sink gets the whole text so far without re-joining
-    stopped = False
+    stopped = in_sink = False  # in_sink: what the sink raises (an intervention, say) is not a broken stream
     stream = provider.stream(native, state)
     try:
         async for chunk in stream:
-            r_delta, c_delta = pipeline.chunk(chunk) if direct is None else direct(chunk, state)
+            if direct is None:
+                r_delta, c_delta = pipeline.chunk(chunk)
+                if not pipeline.chunking:  # the last folding extension passes the rest through
+                    direct = provider.process_chunk
+            else:
+                r_delta, c_delta = direct(chunk, state)
             if r_delta:
                 reasoning += r_delta
                 if sink is not None:
+                    in_sink = True
                     await sink.reasoning(r_delta, reasoning)
+                    in_sink = False
             if c_delta:
                 content += c_delta
                 if sink is not None:
+                    in_sink = True
                     snapshot = await sink.response(c_delta, content)
+                    in_sink = False
                     if snapshot is not None:  # early stop: the reply ends with the first tool request
                         content, stopped = snapshot, True
                         break
         if not stopped:
             r_delta, c_delta = pipeline.end()
             acc = {"r": reasoning, "c": content}
+            in_sink = True
             await _emit(sink, r_delta, c_delta, acc)
+            in_sink = False
             reasoning, content = acc["r"], acc["c"]
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        if state["partial"]["chunks"]:
+        if state["partial"]["chunks"] and not in_sink:
             raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
                                f"{type(exc).__name__}: {exc}", content) from exc
         raise

@@ -35,6 +35,11 @@ class ThinkSplitter:
             return "", self._after_close(text)
         return "", text
 
+    @property
+    def passing(self) -> bool:
+        """Past the opening: every further chunk is response, unchanged (and nothing is held)."""
+        return self._state == "response"
+
     def flush(self) -> tuple[str, str]:
         """End of stream: an unclosed tag's text is reasoning; a held non-tag is response."""
         held, self._held = self._held, ""

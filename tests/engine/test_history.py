@@ -50,6 +50,21 @@ def test_add_assigns_deterministic_ids_and_new_topic_seals_only_non_empty() -> N
     assert len(h.topics) == 1
 
 
+def test_added_message_is_the_message_its_constructor_makes() -> None:
+    """History.add builds its Message without the constructor (no __setattr__ per field): the same fields,
+    and a change to it still reaches the caches."""
+    h = History(counter=TokenCounter(quarter))
+    meta = {"tool_name": "noop"}
+    added = h.add(False, {"tool_result": "ok"}, "tool_result", **meta)
+    made = Message("m1", False, {"tool_result": "ok"}, "tool_result", None, {"tool_name": "noop"})
+    assert added == made and vars(added).keys() == vars(made).keys()
+    assert {k: v for k, v in vars(added).items()} == {k: v for k, v in vars(made).items()}
+    assert added.metadata is not meta
+    before = h.output()[0].content, h.tokens()
+    added.content = {"tool_result": "a much longer result than before"}
+    assert h.output()[0].content != before[0] and h.tokens() > before[1]
+
+
 def test_add_rejects_unknown_kind() -> None:
     try:
         History().add(False, "x", "bogus")  # type: ignore[arg-type]

@@ -139,3 +139,63 @@ def test_interrupt_stops_a_blocking_function_tool(nb: Path) -> None:
     while [t for t in threading.enumerate() if t.name == "a0nb-tool-block"] and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not [t for t in threading.enumerate() if t.name == "a0nb-tool-block"]  # its thread was stopped too
+
+
+def test_quick_and_slow_calls_both_hand_back_results_and_errors(nb: Path) -> None:
+    """A call that finishes at once is taken back by the waiting loop thread; one that outlasts the wait is
+    awaited; either way its result, or its exception as the tool's error text, reaches the model."""
+    def quick(i: int = 0) -> str:
+        return f"quick {i}"
+
+    def slow(i: int = 0) -> str:
+        time.sleep(0.05)
+        return f"slow {i}"
+
+    def broken() -> str:
+        raise ValueError("bad input")
+
+    def broken_late() -> str:
+        time.sleep(0.05)
+        raise ValueError("bad later")
+
+    agent = Agent(nb, model=[tool_reply("quick", i=1), tool_reply("slow", i=2), tool_reply("broken"),
+                             tool_reply("broken_late"), answer("done")], settings={"tool_timeout": 5})
+    for fn in (quick, slow, broken, broken_late):
+        agent.register_tool(fn)
+    assert agent.ask("go").text == "done"
+    results = [r.tool_result for r in agent.calls if r.tool_result]
+    assert results[:2] == ["quick 1", "slow 2"]
+    assert "ValueError: bad input" in results[2] and "ValueError: bad later" in results[3]
+
+
+def test_run_limited_counts_the_first_step_and_needs_no_timer_for_a_finished_one() -> None:
+    import asyncio
+
+    import pytest
+
+    from a0nb.engine.tool_thread import run_limited
+
+    async def blocks_then_waits() -> str:
+        time.sleep(0.1)  # longer than the limit, before the first suspension
+        await asyncio.sleep(5)
+        return "never"
+
+    async def at_once() -> str:
+        return "done"
+
+    async def echo() -> list[object]:
+        got = []
+        for value in ("a", "b"):
+            got.append(await asyncio.sleep(0, value))
+        return got
+
+    async def scenario() -> list[object]:
+        loop = asyncio.get_running_loop()
+        out: list[object] = [await run_limited(at_once(), 0.01), await run_limited(echo(), 5)]
+        started = loop.time()
+        with pytest.raises(asyncio.TimeoutError):
+            await run_limited(blocks_then_waits(), 0.05)
+        out.append(loop.time() - started < 1)
+        return out
+
+    assert asyncio.run(scenario()) == ["done", ["a", "b"], True]

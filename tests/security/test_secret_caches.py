@@ -317,3 +317,43 @@ def test_after_a_turn_every_masking_looks_at_the_sources_again(nb: Path, monkeyp
     (nb / ".a0proj").mkdir(exist_ok=True)
     (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
     assert agent.mask(TOKEN) == "§§secret(ACME_PASS)"
+
+
+def test_a_tool_s_own_after_execution_is_masked_against_what_it_wrote(nb: Path) -> None:
+    """A tool whose `after_execution` runs code of its own: that code may write a secret too."""
+
+    class Late(Tool):
+        async def execute(self, **kwargs: Any) -> Response:
+            return Response(message="stored")
+
+        async def after_execution(self, response: Response, **kwargs: Any) -> None:
+            (nb / ".env").write_text(f"ACME_LOGIN={TOKEN}\n", encoding="utf-8")
+            await self.agent.hist_add_tool_result(self.full_name, f"{response.message}: {TOKEN}")
+
+    agent = Agent(nb, model=[tool_reply("noop"), tool_reply("late"), answer(f"it is {TOKEN}")])
+    agent.register_tool(lambda: "nothing to see", name="noop")
+    agent.register_tool(Late, "late")
+    turn = agent.ask("store it")
+    assert TOKEN not in _blob(agent) and TOKEN not in turn.text
+    assert "stored: <redacted:ACME_LOGIN>" in _blob(agent)
+
+
+def test_another_thread_masking_during_a_step_looks_at_the_sources(nb: Path) -> None:
+    """The step's set is the loop thread's: a thread of the step's own (a tool's, one a timeout left behind)
+    that writes a secret and masks its output sees the secret at once."""
+    import threading
+    seen: list[str] = []
+
+    def from_a_thread() -> None:
+        def work() -> None:
+            (nb / ".env").write_text(f"ACME_LOGIN={TOKEN}\n", encoding="utf-8")
+            seen.append(agent.mask(f"printed {TOKEN}"))
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+
+    agent = Agent(nb, model=[tool_reply("noop"), answer("ok")])
+    agent.register_tool(lambda: "nothing to see", name="noop")
+    agent.register_extension("before_main_llm_call", _once(from_a_thread), name="threaded")
+    agent.ask("go")
+    assert seen == ["printed <redacted:ACME_LOGIN>"]

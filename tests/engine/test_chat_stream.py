@@ -1,0 +1,91 @@
+"""The chat call's stream, delta by delta: an interrupt or an intervention sent mid-stream is taken at the
+next delta; with no extension at the stream points the deltas skip the fires but the counts read the same;
+an extension registered mid-stream gets the rest of the deltas."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import pytest
+
+from a0nb import Agent
+from a0nb.errors import TurnInterrupted
+from a0nb.providers.scripted import CHUNK
+from a0nb.testing import answer
+
+LONG = answer("a long answer, " * 12)  # many chunks before its closing brace
+
+
+class _Midway:
+    """Wraps the call's provider (set by a `chat_model_call_before` extension, as Agent Zero's call_data
+    allows): runs `action` just before it yields chunk number `at` (counting from 0) of the first call."""
+
+    def __init__(self, inner: Any, at: int, action: Callable[[], None]) -> None:
+        self.inner, self.at, self.action, self.yielded = inner, at, action, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[Any]:
+        async for chunk in self.inner.stream(messages, state):
+            if self.yielded == self.at:
+                self.action()
+            self.yielded += 1
+            yield chunk
+
+
+def _midway(agent: Agent, at: int, action: Callable[[], None]) -> list[_Midway]:
+    wrapped: list[_Midway] = []
+
+    def wrap(call_data: dict[str, Any]) -> None:
+        if not wrapped:
+            wrapped.append(_Midway(call_data["provider"], at, action))
+            call_data["provider"] = wrapped[0]
+
+    agent.register_extension("chat_model_call_before", wrap, name="midway")
+    return wrapped
+
+
+def test_an_interrupt_mid_stream_stops_at_the_next_delta_and_keeps_the_partial_reply(nb: Path) -> None:
+    agent = Agent(nb, model=[LONG, answer("after the interrupt")])
+    wrapped = _midway(agent, 3, agent.interrupt)
+    with pytest.raises(TurnInterrupted):
+        agent.ask("go")
+    assert wrapped[0].yielded == 4  # the chunk after the interrupt reached the sink, which stopped there
+    texts = [str(m.content) for m in agent.history.messages()]
+    assert any(text == LONG[:3 * CHUNK] for text in texts)  # the three deltas streamed before it
+    assert agent.ask("again").text == "after the interrupt"
+
+
+def test_an_intervention_mid_stream_restarts_the_monologue_with_the_message(nb: Path) -> None:
+    agent = Agent(nb, model=[LONG, answer("did the other thing")])
+    _midway(agent, 2, lambda: agent.intervene("do the other thing"))
+    turn = agent.ask("go")
+    assert turn.text == "did the other thing"
+    texts = [str(m.content) for m in agent.history.messages()]
+    assert LONG[:2 * CHUNK] in texts and any("do the other thing" in text for text in texts)
+
+
+def test_quiet_stream_points_are_counted_as_if_fired(nb: Path) -> None:
+    replies = [{"content": LONG, "reasoning": "first think, then answer at length"}]
+    traced, quiet = Agent(nb, model=list(replies)), Agent(nb, model=list(replies))
+    traced.extensions.stats.trace = []  # a trace fires every delta one by one
+    traced.ask("go")
+    quiet.ask("go")
+    counts = quiet.extensions.stats.counts
+    assert counts == traced.extensions.stats.counts
+    assert counts["response_stream_chunk"] == traced.extensions.stats.trace.count("response_stream_chunk") > 10
+    assert counts["reasoning_stream_chunk"] == counts["reasoning_stream"] == 5
+
+
+def test_a_stream_extension_registered_mid_stream_gets_the_rest_of_the_deltas(nb: Path) -> None:
+    agent = Agent(nb, model=[LONG])
+    seen: list[str] = []
+
+    def collect(stream_data: dict[str, Any]) -> None:
+        seen.append(stream_data["chunk"])
+
+    _midway(agent, 4, lambda: agent.register_extension("response_stream_chunk", collect, name="collect"))
+    turn = agent.ask("go")
+    assert "".join(seen) == LONG[4 * CHUNK:] and turn.calls[0].response == LONG
+    assert agent.extensions.stats.counts["response_stream_chunk"] == -(-len(LONG) // CHUNK)
