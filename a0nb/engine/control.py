@@ -73,9 +73,3 @@ class TurnControl:
         task, loop = self.task, self.loop
         if task is not None and loop is not None and not task.done():
             loop.call_soon_threadsafe(task.cancel)
-
-
-def cancel_flag() -> threading.Event | None:
-    """The running turn's cancel flag (None outside a turn), for a hot loop (each streamed chunk) that reads
-    it once and then asks `is_set()` instead of `cancelled()` per item; it is the same flag all turn long."""
-    return _CANCEL.get()
