@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Callable, Coroutine, Sequence
+from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine import composition, loop
 from a0nb.engine.calls import ModelCalls
 from a0nb.engine.config import AgentSettings, ProjectState, profiles, set_profile, warm_up
-from a0nb.engine.control import TurnControl, cancelled
+from a0nb.engine.control import TurnControl, turn_flag
 from a0nb.engine.extract import ToolRequest
 from a0nb.engine.history import History, Message
 from a0nb.engine.jobs import Jobs
@@ -24,7 +24,7 @@ from a0nb.engine.tool import Tool, Tools
 from a0nb.engine.turn import Turn
 from a0nb.engine.turn_start import apply_plugin_sources
 from a0nb.errors import A0Error, ConfigError, RepairableError, TurnInterrupted
-from a0nb.files.extensions import Extensions, extensible
+from a0nb.files.extensions import Extensions, extensible, fire_point, fire_point_sync
 from a0nb.files.feature_text import expand_completions
 from a0nb.files.features import features
 from a0nb.files.hierarchy import Hierarchy
@@ -212,18 +212,14 @@ class Agent(Registration):
             self._prompt_generation = self.hierarchy.generation
 
     # -- extension points -----------------------------------------------------------------------
-    def fire(self, point: str, **kwargs: Any) -> Coroutine[Any, Any, None]:  # (awaited by the caller: no extra frame)
-        return self.extensions.call(point, self, **kwargs)
-
-    def fire_sync(self, point: str, **kwargs: Any) -> None:
-        self.extensions.call_sync(point, self, **kwargs)
+    fire, fire_sync = fire_point, fire_point_sync  # (files/ext_chain.py: a point with no extension costs one call)
 
     @extensible
     async def monologue(self) -> str:
         return await loop.monologue(self)
 
     def checkpoint(self, ld: LoopData | None = None) -> None:
-        if cancelled():
+        if turn_flag().raised:
             raise TurnInterrupted("interrupted")
         if self.intervention is not None and ld is not None:
             loop.take_intervention(self, ld)

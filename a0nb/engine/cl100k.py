@@ -180,19 +180,24 @@ class Cl100kCounter:
         return parts
 
     def count(self, text: str) -> int:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: counted as tiktoken does, each one a U+FFFD
-            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if text.isascii():  # (a flag the str keeps: no scan)
+            found = self._split_ascii(text)
+        else:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: counted as tiktoken does, each one a U+FFFD
+                text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            found = self._split(text)
         pieces = self._pieces
-        total = 0
-        for piece in (self._split_ascii if text.isascii() else self._split)(text):
-            n = pieces.get(piece)
-            if n is None:
-                data = piece.encode("utf-8")
-                n = 1 if self.rank(data) is not None else self._merged(data)
-                if len(pieces) >= _PIECES_HELD:
-                    pieces.clear()
-                pieces[piece] = n
-            total += n
-        return total
+        try:  # the usual text: every piece counted before, looked up and summed in C
+            return sum(map(pieces.__getitem__, found))
+        except KeyError:
+            pass
+        missing = set(found).difference(pieces)
+        if len(pieces) + len(missing) > _PIECES_HELD:
+            pieces.clear()
+            missing = set(found)
+        for piece in missing:
+            data = piece.encode("utf-8")
+            pieces[piece] = 1 if self.rank(data) is not None else self._merged(data)
+        return sum(map(pieces.__getitem__, found))

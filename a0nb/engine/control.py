@@ -4,18 +4,38 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import threading
 from typing import Any
 
 from a0nb.errors import TurnError
 
-_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("a0nb_cancel", default=None)
+
+
+class CancelFlag:
+    """One turn's cancel flag: `raised` is read at every checkpoint (a plain attribute, no call), set once by
+    `set()` from any thread (a bool store is atomic)."""
+
+    __slots__ = ("raised",)
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def set(self) -> None:
+        self.raised = True
+
+    def is_set(self) -> bool:
+        return self.raised
+
+
+_NEVER = CancelFlag()  # outside any turn: never raised (so a checkpoint needs no None test)
+_CANCEL: contextvars.ContextVar[CancelFlag] = contextvars.ContextVar("a0nb_cancel", default=_NEVER)
+
+# The flag of the turn this code runs for (ContextVar.get itself, no Python frame): `turn_flag().raised`
+turn_flag = _CANCEL.get
 
 
 def cancelled() -> bool:
     """True when the turn this code runs for was interrupted."""
-    event = _CANCEL.get()
-    return event is not None and event.is_set()
+    return _CANCEL.get().raised
 
 
 class TurnControl:
@@ -23,15 +43,15 @@ class TurnControl:
     interrupt can never be revived by the next one."""
 
     def __init__(self) -> None:
-        self.cancel: threading.Event | None = None
+        self.cancel: CancelFlag | None = None
         self.task: asyncio.Task[Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._token: contextvars.Token[threading.Event | None] | None = None
+        self._token: contextvars.Token[CancelFlag] | None = None
 
     def start(self) -> None:
         """Called inside the turn's task."""
         self.task, self.loop = asyncio.current_task(), asyncio.get_running_loop()
-        self.cancel = threading.Event()
+        self.cancel = CancelFlag()
         self._token = _CANCEL.set(self.cancel)
 
     def ensure_idle(self, turn: int) -> None:
@@ -53,9 +73,3 @@ class TurnControl:
         task, loop = self.task, self.loop
         if task is not None and loop is not None and not task.done():
             loop.call_soon_threadsafe(task.cancel)
-
-
-def cancel_flag() -> threading.Event | None:
-    """The running turn's cancel flag (None outside a turn), for a hot loop (each streamed chunk) that reads
-    it once and then asks `is_set()` instead of `cancelled()` per item; it is the same flag all turn long."""
-    return _CANCEL.get()

@@ -10,6 +10,7 @@ import json
 import os
 import threading
 import weakref
+from operator import is_
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -41,28 +42,34 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
         new[0] = old[0]
     # system parts lead a call's parts and extras end them; the history parts between are the composer's
     # own (one object per unchanged item already), so only the two ends are looked at
-    by_key = {p.key: p for p in _ends(previous.parts)}
     parts = record.parts
-    for i in _end_indices(parts):
+    head, tail = _end_counts(parts)
+    olds = _ends(previous.parts)
+    if len(olds) == head + tail and all(map(is_, olds, [*parts[:head], *parts[len(parts) - tail:]])):
+        return  # the usual step: the composer kept every end part (one object already)
+    by_key = {(p.kind, p.label): p for p in olds}
+    for i in [*range(head), *range(len(parts) - tail, len(parts))]:
         part = parts[i]
-        same = by_key.get(part.key)
+        same = by_key.get((part.kind, part.label))
         if same is not None and same is not part and same == part:
             parts[i] = same
 
 
-def _end_indices(parts: list[Part]) -> list[int]:
-    """Indices of the leading run of system parts and the trailing run of extras parts."""
+def _end_counts(parts: list[Part]) -> tuple[int, int]:
+    """How many system parts lead and how many extras parts end a call's parts."""
+    n = len(parts)
     head = 0
-    while head < len(parts) and parts[head].kind == "system":
+    while head < n and parts[head].kind == "system":
         head += 1
-    tail = len(parts)
+    tail = n
     while tail > head and parts[tail - 1].kind == "extras":
         tail -= 1
-    return [*range(head), *range(tail, len(parts))]
+    return head, n - tail
 
 
 def _ends(parts: list[Part]) -> list[Part]:
-    return [parts[i] for i in _end_indices(parts)]
+    head, tail = _end_counts(parts)
+    return [*parts[:head], *parts[len(parts) - tail:]]
 
 
 class Spill:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from a0nb.engine.control import cancel_flag
+from a0nb.engine.control import turn_flag
 from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
 from a0nb.engine.extract import ToolRequest, parse_tool_request
 
@@ -42,15 +42,15 @@ class LoopSink:
         ext = self.extensions = host.extensions
         self.has_stream_ext = bool(ext.resolve("response_stream"))
         self.watch = ReplyWatch(live=self.has_stream_ext)
-        self.flag = cancel_flag()  # (the turn's: read once, asked per delta)
+        self.flag = turn_flag()  # (the turn's cancel flag: looked up once, read per delta)
         quiet = ext.stats.trace is None and not self.has_stream_ext and not any(map(ext.resolve, _CHUNK_POINTS))
         self.quiet = ext.version if quiet else -1  # the chains' version the deltas may skip the fires for
         self.reasoning_skipped = self.response_skipped = 0
 
     async def reasoning(self, delta: str, full: str) -> None:
-        flag, host = self.flag, self.host
-        if flag is not None and flag.is_set() or host.intervention is not None:  # (the checkpoint, called only
-            host.checkpoint(self.ld)                                              # when it has work to do)
+        host = self.host
+        if self.flag.raised or host.intervention is not None:  # (the checkpoint, called when it has work to do)
+            host.checkpoint(self.ld)
         if self.quiet == self.extensions.version:
             self.reasoning_skipped += 1
             return
@@ -59,8 +59,8 @@ class LoopSink:
         await host.fire("reasoning_stream", loop_data=self.ld, text=full)
 
     async def response(self, delta: str, full: str) -> str | None:
-        flag, host = self.flag, self.host
-        if flag is not None and flag.is_set() or host.intervention is not None:
+        host = self.host
+        if self.flag.raised or host.intervention is not None:
             host.checkpoint(self.ld)
         self.calls.streamed = full
         watch = self.watch

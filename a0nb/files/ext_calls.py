@@ -1,6 +1,6 @@
 """What files/extensions.py needs around one extension's call: the registrations mapping that reports every
-change (so resolved chains are dropped), calling a registered function with the kwargs it takes, error
-wrapping, and attribution (which extension set each extras key and appended each system section)."""
+change (so resolved chains are dropped), calling a registered function with the kwargs it takes, and error
+wrapping (ext_chain.py runs a chain and attributes what each extension set)."""
 from __future__ import annotations
 
 import functools
@@ -97,26 +97,3 @@ async def as_coro(awaitable: Awaitable[Any]) -> Any:
 def wrap(info: Any, point: str, exc: BaseException) -> ExtensionError:
     where = str(info.path) if info.path else f"{info.name} ({REGISTERED})"
     return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
-
-
-def snapshot(ld: Any, system: Any) -> tuple[Any, ...]:
-    """What attribution compares after one extension ran: the extras mappings as they were (copies: their
-    values are compared by identity) and how many system sections there were."""
-    return (ld.extras_temporary.copy() if ld is not None else {}, ld.extras_persistent.copy() if ld is not None else {},
-            len(system) if isinstance(system, list) else None)
-
-
-_ABSENT: Any = object()
-
-
-def attribute(info: Any, ld: Any, system: Any, before: tuple[Any, ...]) -> None:
-    """Remember which extension set each extras key and appended each system section."""
-    temp, pers, n_system = before
-    if ld is not None:
-        for store, old, kind in ((ld.extras_temporary, temp, "temporary"), (ld.extras_persistent, pers, "persistent")):
-            for key, value in store.items():
-                if old.get(key, _ABSENT) is not value:
-                    ld.extras_origin[key] = (info, kind)
-    if n_system is not None and isinstance(system, list) and ld is not None:
-        for i in range(n_system, len(system)):
-            ld.system_origin[i] = info

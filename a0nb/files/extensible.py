@@ -37,7 +37,7 @@ class PointRegistry(abc.ABC):
 
 # Classes seen to be PointRegistry implementations: `isinstance` on an ABC costs a Python-level call, and the
 # check runs on every call of an extensible function
-_REGISTRIES: set[type] = set()
+_REGISTRIES: set[Any] = set()
 
 
 # a0nb modules whose extensible functions keep Agent Zero's point names (`_functions/agent/Agent/monologue/...`)
@@ -52,13 +52,14 @@ def function_point(fn: Callable[..., Any]) -> str:
     return "_functions/" + "/".join(module.split(".")) + "/" + "/".join(qual.split("."))
 
 
-def _target(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    """(agent, its registry) for a call of an extensible function; the usual case first (a method of the agent,
-    no `agent=`), else what _find_registry answers."""
-    reg: Any = getattr(args[0], "extensions", None) if args and "agent" not in kwargs else None
-    if type(reg) in _REGISTRIES:
-        return args[0], reg
-    return _find_registry(args, kwargs)
+def _lookup(base: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool]:
+    """(agent, its registry, whether `base` has a start or end extension) for a call of an extensible function
+    that is not the usual case the wrapper answers itself (a method of an agent whose registry knows `base`)."""
+    agent, reg = _find_registry(args, kwargs)
+    if reg is None:
+        return None, None, False
+    hit = reg.hooks.get(base)
+    return agent, reg, reg.hooked(base) if hit is None else hit
 
 
 def _find_registry(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, PointRegistry | None]:
@@ -94,11 +95,17 @@ def extensible(fn: F) -> F:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            agent, reg = _target(args, kwargs)
-            if reg is None:
-                return await fn(*args, **kwargs)
-            hit = reg.hooks.get(base)
-            if not (reg.hooked(base) if hit is None else hit):
+            hit = None
+            if "agent" not in kwargs:
+                try:  # the usual case: a method of an agent whose registry knows `base` (no call made)
+                    agent, reg = args[0], args[0].extensions
+                    if reg.__class__ in _REGISTRIES:
+                        hit = reg.hooks[base]
+                except (IndexError, AttributeError, KeyError):
+                    pass
+            if hit is None:
+                agent, reg, hit = _lookup(base, args, kwargs)
+            if not hit:
                 return await fn(*args, **kwargs)
             data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
             await reg.call(start, agent, data=data)
@@ -119,11 +126,17 @@ def extensible(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        agent, reg = _target(args, kwargs)
-        if reg is None:
-            return fn(*args, **kwargs)
-        hit = reg.hooks.get(base)
-        if not (reg.hooked(base) if hit is None else hit):
+        hit = None
+        if "agent" not in kwargs:
+            try:  # (as in async_wrapper)
+                agent, reg = args[0], args[0].extensions
+                if reg.__class__ in _REGISTRIES:
+                    hit = reg.hooks[base]
+            except (IndexError, AttributeError, KeyError):
+                pass
+        if hit is None:
+            agent, reg, hit = _lookup(base, args, kwargs)
+        if not hit:
             return fn(*args, **kwargs)
         data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
         reg.call_sync(start, agent, data=data)

@@ -10,21 +10,20 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import CoroutineType
 from typing import Any, Callable, cast
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error, ExtensionError, RepairableError
-from a0nb.files.ext_calls import (
-    REGISTERED, Registrations, as_coro, attribute, call_subset, snapshot, wrap,
-)
+from a0nb.files.ext_calls import REGISTERED, Registrations, call_subset, wrap
+from a0nb.files.ext_chain import CLASS, FUNCTION, TIMED, fire_point, fire_point_sync, run_chain, run_chain_sync
 from a0nb.files.extensible import PointRegistry, extensible, function_point
 from a0nb.files.hierarchy import Hierarchy, py_files
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
 from a0nb.files.points import POINTS, is_known
 
 __all__ = [
-    "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "function_point",
+    "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "fire_point",
+    "fire_point_sync", "function_point",
 ]
 
 # A user's sync extension runs in a worker thread (so a hang can be cut off at `timeout`) until it has been
@@ -63,6 +62,11 @@ class ExtensionInfo:
         return f"{self.name} ({self.root_label}{': ' + str(self.path) if self.path else ''})"
 
 
+# A point's chain bound for calling: (info, how it is called (ext_chain.CLASS/FUNCTION/TIMED), awaited under
+# the time limit)
+Bound = tuple[tuple[ExtensionInfo, int, bool], ...]
+
+
 @dataclass
 class FireStats:
     """Counts per point, and an optional trace of point names (for tests and the closing note)."""
@@ -85,13 +89,13 @@ class Extensions(PointRegistry):
         self._validated_generation = -1
         self._quick: dict[Any, int] = {}  # factory -> quick runs in a row (_TRUSTED: always inline)
         # Resolved chains, valid for one hierarchy generation and one state of `registered` (any change to
-        # either empties them): point -> files' chain; point -> files + registrations; point -> the chain bound
-        # for calling ((info, runs inline untimed, awaited under the time limit)); `_functions/...` base -> has a
-        # start or end extension
+        # either empties them, through the hierarchy's change listener): point -> files' chain; point -> files +
+        # registrations; point -> the chain bound for calling (read straight by ext_chain.fire_point);
+        # `_functions/...` base -> has a start or end extension
         self._generation = hierarchy.generation
         self._files: dict[str, list[ExtensionInfo]] = {}
         self._chains: dict[str, list[ExtensionInfo]] = {}
-        self._bound: dict[str, tuple[tuple[ExtensionInfo, bool, bool], ...]] = {}
+        self.bound: dict[str, Bound] = {}
         self._hooked: dict[str, bool] = {}
         self.version = 0  # bumped whenever a chain may have changed (a hot loop that skips quiet points checks it)
         self.hooks = self._hooked  # read straight by @extensible: emptied at once by a hierarchy rebuild
@@ -124,9 +128,10 @@ class Extensions(PointRegistry):
         hooked = self._hooked[base] = bool(self.resolve(base + "/start") or self.resolve(base + "/end"))
         return hooked
 
-    def _bind(self, point: str) -> tuple[tuple[ExtensionInfo, bool, bool], ...]:
-        bound = self._bound[point] = tuple((info, _inline(info), not info.root_label.startswith("bundled"))
-                                         for info in self.resolve(point))
+    def bind(self, point: str) -> Bound:
+        """The chain at `point` bound for calling (kept in `bound` until the next change)."""
+        bound = self.bound[point] = tuple((info, _how(info), not info.root_label.startswith("bundled"))
+                                          for info in self.resolve(point))
         return bound
 
     def _forget_files(self) -> None:
@@ -137,7 +142,7 @@ class Extensions(PointRegistry):
     def _forget_chains(self) -> None:
         self.version += 1
         self._chains.clear()
-        self._bound.clear()
+        self.bound.clear()
         self._hooked.clear()
 
     def _resolve_files(self, point: str) -> list[ExtensionInfo]:
@@ -211,15 +216,15 @@ class Extensions(PointRegistry):
     def unregister(self, point: str, name: str) -> None:
         self.registered.get(point, {}).pop(name, None)
 
-    # -- calling ----------------------------------------------------------------------------
-    def _fired(self, point: str) -> tuple[tuple[ExtensionInfo, bool, bool], ...]:
+    # -- calling (ext_chain.py runs the chain) -----------------------------------------------------
+    def _fired(self, point: str) -> Bound:
         """Count a fire of `point`; its bound chain (a dict lookup while nothing changed)."""
         counts = self.stats.counts
         counts[point] = counts.get(point, 0) + 1
         if self.stats.trace is not None:
             self.stats.trace.append(point)
-        chain = self._bound.get(point) if self._generation == self.hierarchy.generation else None
-        return self._bind(point) if chain is None else chain
+        chain = self.bound.get(point)
+        return self.bind(point) if chain is None else chain
 
     def skipped(self, point: str, times: int) -> None:
         """Count `times` fires of `point` that a hot loop left out because nothing listened (checked with
@@ -231,54 +236,13 @@ class Extensions(PointRegistry):
 
     async def call(self, point: str, agent: Any, **kwargs: Any) -> None:
         chain = self._fired(point)
-        if not chain:
-            return
-        ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
-        track = ld is not None or system is not None  # (attribution: which extension set which part)
-        for info, inline, watched in chain:
-            before = snapshot(ld, system) if track else ()
-            try:
-                if inline:
-                    result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
-                        call_subset(info.factory, agent, kwargs)
-                else:
-                    result = self._run(info, point, agent, kwargs)
-                if result is not None and (type(result) is CoroutineType or inspect.isawaitable(result)):
-                    if self.timeout and watched:
-                        await asyncio.wait_for(as_coro(result), self.timeout)
-                    else:  # bundled hooks are part of the loop: no watchdog task per call
-                        await result
-            except asyncio.TimeoutError as exc:
-                raise self._overdue(info, point, "was stopped") from exc
-            except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
-                raise
-            except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
-                raise wrap(info, point, exc) from exc
-            if track:
-                attribute(info, ld, system, before)
+        if chain:
+            await run_chain(self, chain, point, agent, kwargs)
 
     def call_sync(self, point: str, agent: Any, **kwargs: Any) -> None:
         chain = self._fired(point)
-        if not chain:
-            return
-        ld, system = kwargs.get("loop_data"), kwargs.get("system_prompt")
-        track = ld is not None or system is not None
-        for info, inline, _watched in chain:
-            before = snapshot(ld, system) if track else ()
-            try:
-                if inline:
-                    result = info.factory(agent=agent).execute(**kwargs) if info.is_class else \
-                        call_subset(info.factory, agent, kwargs)
-                else:
-                    result = self._run(info, point, agent, kwargs)
-            except (A0Error, RepairableError, KeyboardInterrupt):
-                raise
-            except (Exception, SystemExit) as exc:
-                raise wrap(info, point, exc) from exc
-            if result is not None:
-                self._settle_sync(info, point, result)
-            if track:
-                attribute(info, ld, system, before)
+        if chain:
+            run_chain_sync(self, chain, point, agent, kwargs)
 
     def _settle_sync(self, info: ExtensionInfo, point: str, result: Any) -> None:
         """What a sync point does with an extension's non-None result: runs a coroutine to its end when no event
@@ -365,10 +329,12 @@ def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
     return call_subset(info.factory, agent, kwargs)
 
 
-def _inline(info: ExtensionInfo) -> bool:
+def _how(info: ExtensionInfo) -> int:
     """Called straight from the chain's loop: bundled extensions and async functions registered from Python
-    (user files, even trusted ones, go through Extensions._run and its `_invoke`)."""
-    return info.root_label.startswith("bundled") or (info.path is None and _trusted(info))
+    (user files, even trusted ones, go through Extensions._run and its `_invoke`: TIMED)."""
+    if info.root_label.startswith("bundled") or (info.path is None and _trusted(info)):
+        return CLASS if info.is_class else FUNCTION
+    return TIMED
 
 
 def _trusted(info: ExtensionInfo) -> bool:

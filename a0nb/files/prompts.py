@@ -12,6 +12,7 @@ from typing import Any, Literal, Sequence
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
 from a0nb.files.conditions import EvalError, truth
+from a0nb.files.prompt_flat import FlatRenders
 from a0nb.files.prompt_memo import PromptMemo, RenderCache, render_key
 from a0nb.files.prompt_lookup import RACY_NS, PromptDir, PromptFolders, prompt_dirs, valid_name
 from a0nb.files.prompt_vars import VariablesLoaders, VariablesPlugin, as_text, py_name
@@ -87,7 +88,7 @@ class PromptEngine:
         self._loaders = VariablesLoaders(self.diagnostics)
         self._files: dict[Path, tuple[tuple[int, int] | None, Template]] = {}
         self._texts: dict[str, Template] = {}
-        self._renders = RenderCache()
+        self._renders, self._flat = RenderCache(), FlatRenders()  # (flat: files rendered by substitution)
         self.version = 0  # bumped whenever what the folders hold may have changed (set_dirs, invalidate)
         # while a PromptMemo builds: each render's (loaders it ran, agent, kwargs), None for one not reusable
         self.recording: list[Any] | None = None
@@ -117,8 +118,8 @@ class PromptEngine:
         self._forget()
 
     def _forget(self) -> None:
-        self._plans.clear()
-        self._located.clear()
+        for cache in (self._plans, self._located, self._flat):
+            cache.clear()
         self._folders.invalidate()
         self.version += 1
 
@@ -156,6 +157,8 @@ class PromptEngine:
 
     def render(self, name: str, /, *, agent: object = None, **kwargs: Any) -> Rendered:
         """Render a prompt file (conditionals, placeholders, includes); a fenced-json file loses its fences."""
+        if (flat := self._flat.render(self, name, kwargs)) is not None:  # a flat file: its text, values put in
+            return flat
         key = render_key(name, kwargs)
         if key is not None:
             hit = self._renders.get(key, self._folders.trust_listings)
@@ -168,6 +171,7 @@ class PromptEngine:
         stripped = fence_body(text)
         rendered = self._result(ctx, stripped[0] if stripped else text)
         kept = key is not None and self._renders.remember(key, rendered, ctx.loaded)
+        self._flat.learn(self, name, kwargs, rendered, ctx.loaded)
         if self.recording is not None:
             self.recording.append(((tuple(ctx.loaded), agent, kwargs) if ctx.loaded else ()) if kept else None)
         return rendered

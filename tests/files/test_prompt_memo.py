@@ -292,3 +292,55 @@ def test_a_settled_engine_sees_a_new_copy_and_an_edit_after_invalidate(tmp_path:
     (hi / "a.md").unlink()
     engine.invalidate()
     assert engine.render("a.md", x=4).text == "low 4 B2"
+
+
+# ---- flat files (text and placeholders only) rendered by substitution ---------------------------------
+
+def test_a_flat_file_renders_as_a_full_render_would_and_sees_edits(tmp_path: Path) -> None:
+    flat = write(tmp_path / "p" / "flat.md", "[X]\n{{v}} and {{w}}{{v}}")
+    age(tmp_path)
+    values = ["one", {"k": [1, "é"]}, 3, True, "```json\n{}\n```", ""]
+    fresh = lambda v: PromptEngine([PromptDir(tmp_path / "p", "p")]).render("flat.md", v=v, w=v)  # noqa: E731
+    for trusted in (False, True):
+        engine = PromptEngine([PromptDir(tmp_path / "p", "p")])
+        engine.trust_listings = trusted
+        for v in values * 2:  # (the second round: every render by substitution)
+            assert engine.render("flat.md", v=v, w=v) == fresh(v)
+        assert bool(engine._flat._entries) is trusted  # learnt only while the owner watches the folders
+        rewrite(flat, "[Y] {{if v}}{{v}}{{endif}} {{w}}")  # edited, and no longer flat
+        if trusted:
+            assert engine.render("flat.md", v="a", w="b").text == "[X]\na and ba"  # the watch tells, not a stat
+            engine.invalidate()
+        assert engine.render("flat.md", v="a", w="b").text == "[Y] a b"
+        assert engine.render("flat.md", v="", w="b").text == "[Y]  b"
+        rewrite(flat, "[X]\n{{v}} and {{w}}{{v}}")
+
+
+def test_a_flat_file_missing_a_value_or_just_written_is_rendered_in_full(tmp_path: Path) -> None:
+    write(tmp_path / "p" / "flat.md", "[{{v}}] {{w}}")
+    age(tmp_path)
+    engine = PromptEngine([PromptDir(tmp_path / "p", "p")])
+    engine.trust_listings = True
+    for v in "ab":
+        assert engine.render("flat.md", v=v).text == f"[{v}] {{{{w}}}}"  # unknown w: left as written, noted
+    assert not engine._flat._entries
+    write(tmp_path / "p" / "new.md", "{{v}}")
+    engine.invalidate()  # (what the owner's watch does)
+    assert [engine.render("new.md", v=v).text for v in "ab"] == ["a", "b"] and not engine._flat._entries
+
+
+def test_the_extras_file_edited_mid_turn_is_seen_at_the_next_step(nb: Path) -> None:
+    extras = write(nb / "prompts" / "agent.context.extras.md", "[EXTRAS ONE]\n{{extras}}")
+    age(nb)
+    agent = Agent(nb, model=[tool_reply("change"), tool_reply("change"), answer("done")] * 2)
+    armed: list[bool] = []
+    agent.register_tool(lambda: (rewrite(extras, "[EXTRAS TWO]\n{{extras}}") if armed else None) or "ok",
+                        name="change")
+    agent.ask("warm up")  # learnt: later steps render it by substitution
+    assert any(k[0] == "agent.context.extras.md" for k in agent.prompts._flat._entries)
+    armed.append(True)
+    calls = agent.ask("go").calls
+    last = [c.messages[-1]["content"] for c in calls]
+    assert "[EXTRAS ONE]" in last[0] and all("[EXTRAS TWO]" in t for t in last[1:])
+    part = next(p for p in calls[-1].parts if p.kind == "extras")
+    assert part.text in last[-1]

@@ -1,0 +1,155 @@
+"""Running one extension point: the fire an agent makes at each point of its loop (`Agent.fire`: one Python
+call when the point has no extension), each extension's call in run order, and the attribution of what it
+set (which extension set each `loop_data.extras_*` key and appended each system section, for the inspector)."""
+from __future__ import annotations
+
+import asyncio
+import inspect
+from types import CoroutineType
+from typing import TYPE_CHECKING, Any, Awaitable, Mapping, cast
+
+from a0nb.errors import A0Error, RepairableError
+from a0nb.files.ext_calls import as_coro, call_subset, wrap
+
+if TYPE_CHECKING:
+    from a0nb.files.extensions import Bound, Extensions
+
+__all__ = ["CLASS", "DONE", "FUNCTION", "TIMED", "fire_point", "fire_point_sync", "run_chain", "run_chain_sync"]
+
+# How a bound chain entry is called (decided once, when the chain is bound): an Extension class or a registered
+# function straight from the chain's loop, or through Extensions._run (a user file: timed, maybe in a worker)
+CLASS, FUNCTION, TIMED = 0, 1, 2
+
+
+class _Done(tuple):  # type: ignore[type-arg]
+    """What a fire returns when its point has no extension: awaiting it ends at once without a Python frame
+    (`await` calls tuple.__iter__ on an empty tuple), and it can be awaited any number of times."""
+
+    __slots__ = ()
+    __await__ = tuple.__iter__
+
+
+DONE = cast("Awaitable[None]", _Done())
+_NOTHING: Mapping[str, Any] = {}
+
+
+def fire_point(agent: Any, point: str, **kwargs: Any) -> Awaitable[None]:
+    """`Agent.fire`: count the fire, find the point's bound chain (a dict lookup while nothing changed) and
+    return what runs it, awaited by the caller. (Extensions._fired does the same for `Extensions.call`;
+    this is the loop's path, kept to one frame.)"""
+    ext = agent.extensions
+    stats = ext.stats
+    try:
+        stats.counts[point] += 1
+    except KeyError:
+        stats.counts[point] = 1
+    if stats.trace is not None:
+        stats.trace.append(point)
+    try:
+        chain = ext.bound[point]
+    except KeyError:
+        chain = ext.bind(point)
+    return run_chain(ext, chain, point, agent, kwargs) if chain else DONE
+
+
+def fire_point_sync(agent: Any, point: str, **kwargs: Any) -> None:
+    """`Agent.fire_sync`: as `fire_point`, for the synchronous points."""
+    ext = agent.extensions
+    stats = ext.stats
+    try:
+        stats.counts[point] += 1
+    except KeyError:
+        stats.counts[point] = 1
+    if stats.trace is not None:
+        stats.trace.append(point)
+    try:
+        chain = ext.bound[point]
+    except KeyError:
+        chain = ext.bind(point)
+    if chain:
+        run_chain_sync(ext, chain, point, agent, kwargs)
+
+
+async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
+    """Call each extension of `chain` in order, awaiting the async ones (a user's under the time limit)."""
+    ld = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
+    system = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    sections = system if isinstance(system, list) else None
+    temp = pers = _NOTHING
+    n_sections = 0
+    for info, how, watched in chain:
+        if ld is not None:  # what attribution compares with (copies: their values are compared by identity)
+            temp, pers = ld.extras_temporary, ld.extras_persistent
+            temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
+            if sections is not None:
+                n_sections = len(sections)
+        try:
+            if how == CLASS:
+                result = info.factory(agent=agent).execute(**kwargs)
+            elif how == FUNCTION:
+                result = call_subset(info.factory, agent, kwargs)
+            else:
+                result = ext._run(info, point, agent, kwargs)
+            if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
+                if watched and ext.timeout:
+                    await asyncio.wait_for(as_coro(result), ext.timeout)
+                else:  # bundled hooks are part of the loop: no watchdog task per call
+                    await result
+        except asyncio.TimeoutError as exc:
+            raise ext._overdue(info, point, "was stopped") from exc
+        except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
+            raise wrap(info, point, exc) from exc
+        if ld is not None:
+            if ld.extras_temporary or ld.extras_persistent:
+                _attribute_extras(info, ld, temp, pers)
+            if sections is not None and len(sections) > n_sections:
+                for i in range(n_sections, len(sections)):
+                    ld.system_origin[i] = info
+
+
+def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
+    """`run_chain` for a synchronous point: an extension's awaitable result is settled by Extensions._settle_sync."""
+    ld = kwargs["loop_data"] if "loop_data" in kwargs else None
+    system = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    sections = system if isinstance(system, list) else None
+    temp = pers = _NOTHING
+    n_sections = 0
+    for info, how, _watched in chain:
+        if ld is not None:
+            temp, pers = ld.extras_temporary, ld.extras_persistent
+            temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
+            if sections is not None:
+                n_sections = len(sections)
+        try:
+            if how == CLASS:
+                result = info.factory(agent=agent).execute(**kwargs)
+            elif how == FUNCTION:
+                result = call_subset(info.factory, agent, kwargs)
+            else:
+                result = ext._run(info, point, agent, kwargs)
+        except (A0Error, RepairableError, KeyboardInterrupt):
+            raise
+        except (Exception, SystemExit) as exc:
+            raise wrap(info, point, exc) from exc
+        if result is not None:
+            ext._settle_sync(info, point, result)
+        if ld is not None:
+            if ld.extras_temporary or ld.extras_persistent:
+                _attribute_extras(info, ld, temp, pers)
+            if sections is not None and len(sections) > n_sections:
+                for i in range(n_sections, len(sections)):
+                    ld.system_origin[i] = info
+
+
+def _attribute_extras(info: Any, ld: Any, temp: Mapping[str, Any], pers: Mapping[str, Any]) -> None:
+    """Each extras key whose value is not the very object it was before `info` ran was set by `info`."""
+    origin, store = ld.extras_origin, ld.extras_temporary
+    for key in store:
+        if key not in temp or temp[key] is not store[key]:
+            origin[key] = (info, "temporary")
+    store = ld.extras_persistent
+    for key in store:
+        if key not in pers or pers[key] is not store[key]:
+            origin[key] = (info, "persistent")

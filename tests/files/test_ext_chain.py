@@ -1,0 +1,120 @@
+"""Running a point's chain (files/ext_chain.py): a fire of a point with no extension is counted and awaited like
+any other; each extras key and system section is attributed to the extension that set it, by identity (an
+equal but new value is a new setting; writing back the same object is not), whether the extension is a
+bundled file, a user file or a registration; the cancel flag stops a turn at its next checkpoint."""
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a0nb import Agent
+from a0nb.engine.control import TurnControl, cancelled
+from a0nb.errors import TurnInterrupted
+from a0nb.testing import answer, tool_reply
+
+
+def _fresh(text: str) -> str:
+    return "".join(list(text))  # an equal string that is a new object
+
+
+def _parts(agent: Agent) -> dict[str, tuple[str | None, str | None]]:
+    call = agent.ask("go").calls[-1]
+    return {p.label: (p.extension, p.origin) for p in call.parts if p.label.startswith("extras: ")}
+
+
+def test_extras_are_attributed_by_identity_to_the_last_extension_that_set_them(nb: Path) -> None:
+    agent = Agent(nb, model=[answer("ok")])
+
+    def a_set(loop_data: Any) -> None:
+        loop_data.extras_persistent["k"] = _fresh("value")
+        loop_data.extras_temporary["gone"] = "x"
+
+    def b_equal(loop_data: Any) -> None:
+        loop_data.extras_persistent["k"] = _fresh("value")  # equal but new: b set it
+
+    def c_same(loop_data: Any) -> None:
+        loop_data.extras_persistent["k"] = loop_data.extras_persistent["k"]  # the same object: not a setting
+        loop_data.extras_persistent["c"] = [1]
+        loop_data.extras_persistent["c"].append(2)
+
+    def d_replace(loop_data: Any) -> None:
+        loop_data.extras_temporary = {"t": "new dict"}  # a new mapping: each of its keys was set by d
+
+    def e_mutate(loop_data: Any) -> None:
+        loop_data.extras_persistent["c"].append(3)  # changed in place: still c's
+
+    for fn in (a_set, b_equal, c_same, d_replace, e_mutate):
+        agent.register_extension("message_loop_prompts_after", fn)
+    parts = _parts(agent)
+    assert parts == {"extras: k": ("b_equal", "persistent"), "extras: c": ("c_same", "persistent"),
+                     "extras: t": ("d_replace", "temporary")}
+
+
+def test_system_sections_are_attributed_to_the_extension_that_appended_them(nb: Path) -> None:
+    agent = Agent(nb, model=[answer("ok"), answer("ok")])
+
+    async def zz_two(system_prompt: list[str], loop_data: Any) -> None:
+        system_prompt += ["first extra section", "second extra section"]
+
+    agent.register_extension("system_prompt", zz_two)
+    agent.register_extension("system_prompt", lambda system_prompt: system_prompt.append("third"), name="zzz_sync")
+    call = agent.ask("go").calls[-1]
+    system = [p for p in call.parts if p.kind == "system"]
+    tail = [(p.text, p.extension) for p in system[-3:]]
+    assert tail == [("first extra section", "zz_two"), ("second extra section", "zz_two"), ("third", "zzz_sync")]
+    assert all(p.extension not in ("zz_two", "zzz_sync") for p in system[:-3])
+
+
+def test_a_point_with_no_extension_is_counted_and_can_be_awaited_like_any_other(nb: Path) -> None:
+    agent = Agent(nb, model=[answer("ok")])
+    before = agent.extensions.stats.counts.get("banners", 0)
+
+    async def fire_empty() -> None:
+        empty = agent.fire("banners", banners=[])
+        await empty
+        await empty  # (what an empty point returns is reusable)
+        assert await asyncio.gather(agent.fire("banners", banners=[])) == [None]
+
+    asyncio.run(fire_empty())
+    assert agent.extensions.stats.counts["banners"] == before + 2
+    seen: list[int] = []
+    agent.register_extension("banners", lambda banners: seen.append(len(banners)))
+
+    async def fire_twice() -> None:
+        await agent.fire("banners", banners=[])
+        assert await asyncio.gather(agent.fire("banners", banners=[1])) == [None]
+
+    asyncio.run(fire_twice())
+    assert seen == [0, 1] and agent.extensions.stats.counts["banners"] == before + 4
+
+
+def test_the_cancel_flag_is_per_turn_and_read_at_the_next_checkpoint(nb: Path) -> None:
+    assert not cancelled()  # outside any turn
+    agent = Agent(nb, model=[tool_reply("stop"), answer("not reached")])
+    agent.register_tool(lambda: agent.interrupt() or "asked to stop", name="stop")
+    with pytest.raises(TurnInterrupted):
+        agent.ask("go")
+    assert agent.turns[-1].interrupted and len(agent.turns[-1].calls) == 1
+    assert not cancelled()
+    control, seen = TurnControl(), []
+
+    async def turn_body() -> None:
+        control.start()
+        seen.append(cancelled())
+        agent.checkpoint()  # not raised: goes on
+        assert control.cancel is not None
+        worker = threading.Thread(target=control.cancel.set)  # (what interrupt() does from another thread)
+        worker.start()
+        worker.join()
+        seen.append(cancelled())
+        with pytest.raises(TurnInterrupted):
+            agent.checkpoint()
+        control.end()
+        seen.append(cancelled())
+
+    asyncio.run(turn_body())
+    assert seen == [False, True, False]
