@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sysconfig
 from pathlib import Path
 from typing import Iterable
 
@@ -58,6 +57,7 @@ def always_trusted(home: Path | None = None) -> list[Path]:
 
 @functools.lru_cache(maxsize=16)  # asked before every loader and extension import: resolve these paths once
 def _always_trusted(bundled: Path, home: Path) -> tuple[Path, ...]:
+    import sysconfig  # (here, not at import: settings imports this module at `%load_ext`)
     out = [_real(bundled / part) for part in BUNDLED_PARTS] + [_real(PACKAGE_DIR), _real(home)]
     for key in ("purelib", "platlib"):
         try:

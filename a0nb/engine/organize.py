@@ -2,9 +2,11 @@
 deterministic truncation when there is none), templates from prompt files, `history_compacted` fired."""
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from a0nb.engine.compaction import CompactionEvent, CompactionSettings, CompactionTemplates, compact
+from a0nb.engine.tokens import SAFETY_FACTOR, TokenCounter, approximate_tokens
 
 if TYPE_CHECKING:
     from a0nb.engine.agent import Agent
@@ -28,10 +30,45 @@ def settings_for(agent: "Agent", force: bool = False) -> CompactionSettings:
     return settings
 
 
+def at_most(text: str) -> int:
+    """An upper bound of approximate_tokens(text) from its length alone: a cl100k token is at least one
+    byte and the fallback count at most one a character; a character is one byte when ASCII, at most four."""
+    n = len(text)
+    return int(SAFETY_FACTOR * (n if text.isascii() else 4 * n))
+
+
+class _AtMost(TokenCounter):
+    """Counts with `at_most`, uncached (a length is cheaper than a cache lookup)."""
+
+    def count(self, text: str) -> int:
+        n = len(text)
+        return int(SAFETY_FACTOR * (n if text.isascii() else 4 * n))
+
+
+_AT_MOST = _AtMost(at_most)
+# histories whose bound once went over their budget: counted exactly from then on (a bound and an exact
+# count of the same history would evict each other's per-message caches)
+_EXACT: dict[int, "weakref.ref[Any]"] = {}
+
+
+def within_budget(history: Any, counter: TokenCounter, budget: int) -> bool:
+    """Is the history's token total (by `counter`) within `budget`? Counted exactly only when the bound of
+    its length says it might not be (the bound's per-topic total is kept like the exact one: each step
+    measures only the messages added or changed)."""
+    if counter.fn is approximate_tokens:
+        seen = _EXACT.get(id(history))
+        if seen is None or seen() is not history:
+            if history.tokens(_AT_MOST) <= budget:
+                return True
+            key = id(history)
+            _EXACT[key] = weakref.ref(history, lambda _r, key=key: _EXACT.pop(key, None))  # type: ignore[misc]
+    return bool(history.tokens(counter) <= budget)
+
+
 async def organize_history(agent: "Agent", force: bool = False) -> CompactionEvent | None:
     settings = settings_for(agent, force)
     counter = agent.shared.counter
-    if agent.history.tokens(counter) <= settings.budget:
+    if within_budget(agent.history, counter, settings.budget):
         return None
     summarize = None
     if agent.model_spec("utility"):

@@ -19,6 +19,9 @@ from a0nb.resources import bundled_root, user_home
 T = TypeVar("T")
 
 _EXT_SPELLINGS = (("extensions",), ("extensions", "python"))
+# how long after a change a folder's mtime may still be repeated by the next change when its file system keeps
+# sub-millisecond times: the stamping clock's tick (Linux <= 10 ms, Windows 15.6 ms), with room to spare
+_FINE_RACY_NS = 50_000_000
 _WATCHED = ("", "tools", "prompts", "agents", "plugins", "skills", ".a0proj", "providers", "features",
             "extensions", "extensions/python")
 
@@ -120,8 +123,8 @@ class Hierarchy:
     def _plan(self, seen: list[object], now: int) -> None:
         """Choose what each step stats. A folder's mtime changes when an entry is added, removed or renamed, and
         every change to the set of paths rebuilds the list, so a step costs stats only (no directory scans).
-        A path missing in a watched folder whose mtime is old (outside the coarse clock's reach, RACY_NS) is
-        left out: its appearance changes that folder's mtime; so is a path below a missing watched folder.
+        A path missing in a watched folder whose mtime is old (outside the clock's reach, `_racy`) is left out:
+        its appearance changes that folder's mtime; so is a path below a missing watched folder.
         A step passes only when every planned stat is unchanged, which vouches for the left-out paths."""
         assert self._watch is not None
         index = {p: i for i, p in enumerate(self._watch)}
@@ -132,12 +135,13 @@ class Hierarchy:
                 if up is _MISSING:
                     continue
                 if direct and isinstance(up, tuple):
-                    if now - up[0] > RACY_NS:
+                    old_at = up[0] + _racy(up[0])
+                    if now > old_at:
                         continue
-                    young.append(up[0])
+                    young.append(old_at)
             probe.append((path, was))
         self._probe = probe
-        self._replan_at = min(young) + RACY_NS if young else None
+        self._replan_at = min(young) if young else None
 
     def _unchanged(self) -> bool:
         """The per-step check: one stat per path in the plan, stopping at the first change."""
@@ -261,6 +265,12 @@ class Hierarchy:
 
 
 _MISSING = object()
+
+
+def _racy(mtime_ns: int) -> int:
+    """How long after `mtime_ns` a change may still get the same mtime: a clock tick where the file system keeps
+    sub-millisecond times (the mtime has such digits), else RACY_NS (file systems with 1 s or 2 s times)."""
+    return _FINE_RACY_NS if mtime_ns % 1_000_000 else RACY_NS
 
 
 def _watched_above(path: str, index: dict[str, int], seen: list[object]) -> tuple[object, bool]:

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from a0nb.inspector import html as h
 from a0nb.inspector.base import PathStyle, Rendering
+from a0nb.inspector.live_css import SCOPE, LiveStyles
 from a0nb.inspector.panels import render_extras, render_history, render_prompt, render_skills, render_tools
 from a0nb.inspector.search import render_search
 from a0nb.inspector.throttle import DisplaySink, IPythonDisplay, Throttle
@@ -18,6 +19,7 @@ from a0nb.inspector.views import render_call, render_diff, render_turn, step_car
 TABS = ("Prompt", "Extras", "History", "Skills", "Tools", "Calls", "Diff", "Search")
 TAIL = 500            # streamed text shown live: the newest characters only, so each update stays small
 CAP = 2000            # per-field cap inside live step cards; the static rendering has everything
+MESSAGES = 6          # the newest messages on a live call card (and their history parts; earlier ones in one row)
 STEP = 40_000         # every STEP characters sent during one call, the update interval grows by the base interval
 BUDGET = 180_000      # characters one call may send while streaming; then the stream waits for the step card
 PAUSED = h.note("… still streaming; the display waits for the end of this call to stay light.")
@@ -35,6 +37,7 @@ class LiveTurn:
         self.call_sent = 0            # characters sent for the streaming of the current call
         self.style = PathStyle.for_agent(agent)
         self.sent = 0                 # characters assigned to widget traits (what the kernel sends)
+        self.css = LiveStyles()       # inline styles as classes (the live view is never saved)
         self.view: Any = None
         self._widgets: list[Any] = []
         self._registered: list[tuple[str, str]] = []
@@ -47,7 +50,8 @@ class LiveTurn:
     # -- lifecycle --------------------------------------------------------------------------------
     def start(self) -> "LiveTurn":
         import ipywidgets as w
-        self.status = self._new(w.HTML, value=self._status_html("running"))
+        self.sheets = self._new(w.VBox, layout=w.Layout(display="none"))  # the classes' rules (live_css.py)
+        self.status = self._new(w.HTML, value=self._html(self._status_html("running")))
         self.steps = self._new(w.VBox)
         self.stream = self._new(w.HTML)
         self.tool = self._new(w.HTML)
@@ -68,8 +72,9 @@ class LiveTurn:
         self.tabs.observe(lambda change: self._open(change["new"]), names="selected_index")
         self.drawer = self._new(w.Accordion, children=[self.tabs], titles=["Inspector"], selected_index=None)
         self.drawer.observe(lambda change: self._open(self.tabs.selected_index), names="selected_index")
-        transcript = self._new(w.VBox, children=[self.status, self.steps, self.stream, self.tool])
+        transcript = self._new(w.VBox, children=[self.sheets, self.status, self.steps, self.stream, self.tool])
         self.view = self._new(w.VBox, children=[transcript, self.drawer])
+        self.view.add_class(SCOPE)
         self._register()
         self.sink.show(self.view, self.display_id)
         return self
@@ -152,8 +157,19 @@ class LiveTurn:
 
     # -- widget updates (always under the throttle's lock) --------------------------------------------
     def _set(self, widget: Any, name: str, value: Any) -> None:
-        self.sent += len(value) if isinstance(value, str) else 0
+        if isinstance(value, str):
+            value = self._html(value)
+            self.sent += len(value)
         setattr(widget, name, value)
+
+    def _html(self, value: str) -> str:
+        """`value` with its inline styles as classes; a class not sent yet goes out first, in the stylesheet."""
+        value = self.css.squeeze(value)
+        sheet = self.css.sheet()
+        if sheet is not None:
+            self.sent += len(sheet)
+            self.sheets.children = (*self.sheets.children, self._new(self._html_cls(), value=sheet))
+        return value
 
     def _apply(self, batch: dict[str, Any]) -> None:
         """Show the tail of the reasoning (until the response starts) or of the response, and tool progress;
@@ -174,7 +190,7 @@ class LiveTurn:
         for widget, value in updates:
             if self.call_sent + len(value) > BUDGET - len(PAUSED):  # room is kept for the note itself
                 value = PAUSED
-                if widget.value == value:
+                if widget.value == self._html(value):
                     continue
             self.call_sent += len(value)
             self._set(widget, "value", value)
@@ -194,7 +210,7 @@ class LiveTurn:
     def _recorded(self, record: Any) -> None:
         self._call_card(record)
         if record.role == "chat":
-            card = self._new(self._html_cls(), value=step_card(record, self.style, open_=False, cap=CAP))
+            card = self._new(self._html_cls(), value=self._html(step_card(record, self.style, open_=False, cap=CAP)))
             self.sent += len(card.value)
             self.steps.children = (*self.steps.children, card)
             self._stream.clear()
@@ -242,9 +258,9 @@ class LiveTurn:
     def _call_card(self, record: Any) -> None:
         """One collapsed card per call in the Calls tab: added when the model answered, redrawn once when the
         call's record is complete (with the tool's result)."""
-        body = render_call(record, agent=self.agent, cap=CAP, messages_limit=40, group_over=40).html
+        body = render_call(record, agent=self.agent, cap=CAP, messages_limit=MESSAGES, group_over=40).html
         head = f"#{record.index} {record.role}" + ("" if record.role == "chat" else f" ({record.purpose})")
-        value = h.details(h.esc(head), body)
+        value = self._html(h.details(h.esc(head), body))
         card = self._cards.get(record.index)
         if card is None:
             card = self._cards[record.index] = self._new(self._html_cls(), value=value)

@@ -3,7 +3,7 @@ short, no timings, ids or costs."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from a0nb.inspector.compose import family
 from a0nb.inspector.diff import CallDiff
@@ -110,11 +110,30 @@ def provenance_lines(record: Any, style: Callable[[object], str] = str) -> list[
     return lines if len(lines) > 1 else []
 
 
-def part_rows(parts: Sequence[Any], group_over: int) -> list[tuple[str, int, str, str, str, tuple[str, ...]]]:
+class _Early(NamedTuple):
+    """The row standing for the history parts before `since` (part_rows)."""
+    label: str
+    tokens: int
+    where: str
+    source: str
+    origin: str
+    kind: str = "early"
+
+
+def part_rows(parts: Sequence[Any], group_over: int, since: int = 0) -> list[tuple[str, int, str, str, str, tuple[str, ...]]]:
     """(label, tokens, where, source, origin, overrode) per part; with more than `group_over` history parts,
-    consecutive history parts of one topic or bulk become one row."""
-    history = sum(1 for p in parts if p.kind == "history")
+    consecutive history parts of one topic or bulk become one row; history parts of messages before `since`
+    become one row, first (a rendering that shows only the newest messages)."""
     rows: list[tuple[str, int, str, str, str, tuple[str, ...]]] = []
+    early = [p for p in parts if p.kind == "history" and p.message_index < since] if since else []
+    if early:  # one row, where the first of them was
+        origins = "/".join(sorted({p.origin for p in early}))
+        first = parts.index(early[0])
+        parts = [p for p in parts if not (p.kind == "history" and p.message_index < since)]
+        parts.insert(first, _Early(f"history before message {since:,} ({plural(len(early), 'part')})",
+                                   sum(p.tokens for p in early), f"msg {early[0].message_index}–{early[-1].message_index}",
+                                   f"{origins} history", origins))
+    history = sum(1 for p in parts if p.kind == "history")
     run: list[Any] = []
 
     def close() -> None:
@@ -132,6 +151,9 @@ def part_rows(parts: Sequence[Any], group_over: int) -> list[tuple[str, int, str
             run.append(p)
             continue
         close()
+        if isinstance(p, _Early):
+            rows.append((p.label, p.tokens, p.where, p.source, p.origin, ()))
+            continue
         rows.append((p.label, p.tokens, f"msg {p.message_index}", p.source, p.origin or p.kind, p.overrode))
     close()
     return rows

@@ -160,11 +160,11 @@ def message_block(i: int, m: dict[str, Any], style: PathStyle, cap: int) -> str:
     return h.details(f"{head} {h.esc(first)}", h.pre(text if len(text) <= cap else text[:cap] + f"\n… {len(text) - cap:,} more characters"))
 
 
-def parts_table(parts: Sequence[Any], style: PathStyle, group_over: int = 200) -> str:
+def parts_table(parts: Sequence[Any], style: PathStyle, group_over: int = 200, since: int = 0) -> str:
     kinds = {"system": "system", "raw": "user", "summarised": "tool", "reattached": "assistant", "temporary": "warning",
              "persistent": "tool"}
     rows = []
-    for label, tokens, where, source, origin, overrode in t.part_rows(parts, group_over):
+    for label, tokens, where, source, origin, overrode in t.part_rows(parts, group_over, since):
         src = h.esc(style(source))
         if overrode:
             src += "<br>" + h.muted("overrode " + ", ".join(style.many(overrode)))
@@ -192,7 +192,7 @@ def render_call(record: Any, *, agent: Any = None, folder: str | Path | None = N
         shown = h.note(f"{first:,} earlier messages are not shown here; export_trace() has them all") + shown
     body.append(h.details(f"<b>Messages</b> {h.muted(t.plural(len(r.messages), 'message'))}", shown, open_=True))
     body.append(h.details(f"<b>Parts</b> {h.muted(t.plural(len(r.parts), 'part') + ' with provenance')}",
-                          parts_table(r.parts, style, group_over), open_=True))
+                          parts_table(r.parts, style, group_over, first), open_=True))
     out = []
     if r.reasoning:
         out.append(h.collapsed(style(r.reasoning), short=0, cap=cap, label="reasoning"))

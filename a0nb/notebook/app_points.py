@@ -8,9 +8,6 @@ minute, as Agent Zero's loop sleeps a minute between ticks). Points fired withou
 as upstream) use the notebook's agent when it exists, else a registry of the notebook folder's files."""
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import html
 import os
 import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -61,12 +58,22 @@ class AppPoints:
             return False
         return True
 
+    def held(self, points: tuple[str, ...]) -> set[str]:
+        """The points worth firing: all of them once a registry exists (the agent's, or the folder's), else
+        those some folder may serve (app_roots.held: stats only; the hierarchy is built only for a hit)."""
+        if self.host._agent is not None or self._registry is not None:
+            return set(points)
+        from a0nb.notebook.app_roots import held
+        return held(points, os.getcwd(), self.host.options.profile or "default")
+
     def loaded(self) -> None:
         """`%load_ext a0nb`: the application started, then the welcome screen's banners."""
+        held = self.held((*STARTUP, "banners"))
         for point in STARTUP:
-            self.fire(point)
+            if point in held:
+                self.fire(point)
         banners: list[dict[str, Any]] = []
-        if self.fire("banners", banners=banners, frontend_context=dict(FRONTEND_CONTEXT)):
+        if "banners" in held and self.fire("banners", banners=banners, frontend_context=dict(FRONTEND_CONTEXT)):
             for banner in sorted(banners, key=lambda b: -int(b.get("priority", 0) or 0)):
                 self.host.out.publish(banner_bundle(banner))
 
@@ -76,7 +83,8 @@ class AppPoints:
         if self._last_tick is not None and now - self._last_tick < JOB_LOOP_SECONDS:
             return
         self._last_tick = now
-        self.fire("job_loop")
+        if "job_loop" in self.held(("job_loop",)):
+            self.fire("job_loop")
 
     def user_message(self, agent: Any, message: str, attachments: list[str]) -> tuple[str, list[str]]:
         """`user_message_ui` before the turn starts: extensions may rewrite the message or its attachments."""
@@ -87,6 +95,7 @@ class AppPoints:
 
 def banner_bundle(banner: dict[str, Any]) -> dict[str, str]:
     """A banner as a notebook output: its title and text; the HTML keeps the banner's own markup."""
+    import html
     title = str(banner.get("title") or banner.get("id") or "banner")
     kind = str(banner.get("type") or "info")
     body = str(banner.get("html") or banner.get("text") or "")
@@ -104,6 +113,8 @@ def _strip_tags(text: str) -> str:
 
 def _run(make: Callable[[], Awaitable[Any]]) -> Any:
     """Await `make()` from synchronous code, also when the caller's thread runs an event loop (a kernel)."""
+    import asyncio
+    import concurrent.futures
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -4,6 +4,7 @@ the memory (created, filled, disabled mid-session)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import importlib.util
 from pathlib import Path
 from typing import Any, Callable
@@ -62,3 +63,27 @@ def test_the_next_step_sees_the_clock_move(nb: Path) -> None:
                                  settings={"frozen_time": "2026-01-31T09:30:00"})
     assert "2026-01-31 09:30:00" in _extras(first)["current_datetime"]
     assert "2030-05-06 07:08:09" in _extras(second)["current_datetime"]
+
+
+# ---- the workdir tree ---------------------------------------------------------------------------------
+
+def _project_json(nb: Path, file_structure: dict[str, Any]) -> None:
+    meta = nb / ".a0proj"
+    meta.mkdir(exist_ok=True)
+    (meta / "project.json").write_text(json.dumps({"file_structure": file_structure}))
+
+
+@pytest.mark.parametrize("settings, seen", [
+    ({"gitignore": ["*.csv"]}, lambda t: "data.csv" not in t and "*.csv" in t),
+    ({"max_depth": 1}, lambda t: "deep.txt" not in t and "sub/" in t),
+    ({"enabled": False}, lambda t: t is None),
+])
+def test_the_next_step_sees_the_file_structure_settings_change(nb: Path, settings: dict[str, Any],
+                                                               seen: Callable[[str | None], bool]) -> None:
+    (nb / "data.csv").write_text("a,b\n")
+    (nb / "sub").mkdir()
+    (nb / "sub" / "deep.txt").write_text("x")
+    first, second, _ = two_steps(nb, lambda a: _project_json(nb, settings))
+    before = _extras(first)["project_file_structure"]
+    assert "data.csv" in before and "deep.txt" in before
+    assert seen(_extras(second).get("project_file_structure"))

@@ -40,8 +40,31 @@ def test_missing_paths_under_an_old_folder_are_not_stated_every_step(nb: Path, t
     watched = len(h._watch or [])
     assert _stats(h) < watched // 2 and watched > 20
     (tmp_path / "young").mkdir()
+    _just_changed(tmp_path / "young")
     young = Hierarchy(tmp_path / "young", home=home, entry_points=False)  # just made: its children are stat'ed
     assert _stats(young) > _stats(h)
+
+
+def _just_changed(folder: Path, ns: int | None = None) -> int:
+    """Give `folder` an mtime within the clock's reach however long the test takes (a little in the future)."""
+    ns = time.time_ns() + 5 * 10**9 + 123_457 if ns is None else ns
+    os.utime(folder, ns=(ns, ns))
+    return ns
+
+
+@pytest.mark.parametrize("fine", [True, False])
+def test_how_long_a_folder_stays_young_follows_its_file_system_s_clock(nb: Path, tmp_path: Path, fine: bool) -> None:
+    """A second-old folder: past a clock tick where times have sub-millisecond digits, still young where the
+    file system keeps whole seconds (its next change may get the same mtime): its missing children are stat'ed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    _age(home)
+    second_ago = (time.time_ns() - 10**9) // 10**9 * 10**9
+    _just_changed(nb, second_ago + (123_457 if fine else 0))
+    h = Hierarchy(nb, home=home, entry_points=False)
+    assert (_stats(h) <= 3) is fine
+    (nb / "tools").mkdir()  # a real change: a new mtime either way
+    assert h.refresh() is True
 
 
 @pytest.mark.parametrize("sub", ["tools", "extensions/system_prompt", "prompts", "plugins", ".a0proj"])
@@ -62,12 +85,15 @@ def test_a_folder_added_under_an_old_folder_is_seen_at_the_next_refresh(nb: Path
 def test_a_folder_added_under_a_young_folder_is_seen(nb: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    h = Hierarchy(nb, home=home, entry_points=False)  # nb was just made: its mtime is not trusted
-    h.refresh()
-    before = os.stat(nb)
-    (nb / "tools").mkdir()
-    os.utime(nb, ns=(before.st_atime_ns, before.st_mtime_ns))  # as if within the same clock tick
-    assert h.refresh() is True
+    for fine in (True, False):
+        young = nb / f"young-{fine}"
+        young.mkdir()
+        mtime = _just_changed(young, None if fine else (time.time_ns() // 10**9 + 5) * 10**9)
+        h = Hierarchy(young, home=home, entry_points=False)  # just made: its mtime is not trusted
+        h.refresh()
+        (young / "tools").mkdir()
+        os.utime(young, ns=(mtime, mtime))  # as if within the same clock tick
+        assert h.refresh() is True
 
 
 def test_a_plugin_switched_off_in_a_scope_that_does_not_exist_yet_is_seen(nb: Path, tmp_path: Path) -> None:

@@ -166,3 +166,40 @@ def test_long_streams_slow_down_and_stop_within_the_budget(agent: Agent) -> None
     assert "still streaming" in live.stream.value
     assert live.stream.value.count("chunk") == 0
     live.finish()
+
+
+def _inline(html: str, sheets: list[str]) -> str:
+    """The live HTML with each class put back as the inline style its rule holds."""
+    import re
+    rules = dict(re.findall(r"\.a0-live \.(a0s[0-9a-f]{8})\{([^}]*)\}", "".join(sheets)))
+
+    def one(m: re.Match[str]) -> str:
+        names = m.group(1).strip('"').split()
+        styles = [rules[n] for n in names if n in rules]
+        assert len(styles) == 1, (names, "a class with no rule sent")
+        rest = " ".join(n for n in names if n not in rules)
+        return (f' class="{rest}"' if rest else "") + f' style="{styles[0]}"'
+    return re.sub(r' class=("[^"]*"|a0s[0-9a-f]{8})', one, html)
+
+
+def test_live_cards_are_the_static_call_rendering_with_styles_sent_once(agent: Agent) -> None:
+    """Inline styles travel as classes (each rule once per live turn): put back, the Calls tab's cards are
+    exactly render_call's HTML of the newest messages, and the step cards step_card's."""
+    from a0nb.inspector import html as h
+    from a0nb.inspector.base import PathStyle
+    from a0nb.inspector.live import CAP, MESSAGES
+    from a0nb.inspector.views import render_call, step_card
+    live = LiveTurn(agent, display=FakeDisplay()).start()
+    turn = agent.ask(QUESTION)
+    sheets = [w.value for w in live.sheets.children]
+    rules = "".join(sheets).count("{")
+    assert rules == len(set("".join(sheets).split("}"))) - 1  # no rule sent twice
+    style = PathStyle.for_agent(agent)
+    for card, call in zip(live.calls.children, turn.calls):
+        head = f"#{call.index} {call.role}" + ("" if call.role == "chat" else f" ({call.purpose})")
+        body = render_call(call, agent=agent, cap=CAP, messages_limit=MESSAGES, group_over=40).html
+        assert 'style="' not in card.value
+        assert _inline(card.value, sheets) == h.details(h.esc(head), body)
+    for card, call in zip(live.steps.children, [c for c in turn.calls if c.role == "chat"]):
+        assert _inline(card.value, sheets) == step_card(call, style, open_=False, cap=CAP)
+    live.finish(turn)

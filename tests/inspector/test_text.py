@@ -54,3 +54,17 @@ def test_history_parts_are_grouped_and_overrides_listed() -> None:
     r.parts = parts  # type: ignore[attr-defined]
     assert provenance_lines(r) == ["  parts:", "    history: topic 1 (2 parts) · 3 tok · raw topic 1",
                                    "    system: main prompt · 3 tok · main.md (notebook) · overrode /x/<a0nb>/main.md"]
+
+
+def test_history_parts_before_the_shown_messages_become_one_row_in_their_place() -> None:
+    parts = [Part("system", "system: main prompt", "s", 5, 0, "main.md (notebook)", origin="system"),
+             *(Part("history", f"history: topic {i} (ai)", "x", 10 + i, i, f"raw topic {i}", origin="raw")
+               for i in range(1, 5)),
+             Part("history", "history: current topic (user)", "y", 7, 5, "raw current topic", origin="raw")]
+    rows = part_rows(parts, group_over=100, since=4)
+    assert [r[:3] for r in rows] == [("system: main prompt", 5, "msg 0"),
+                                      ("history before message 4 (3 parts)", 11 + 12 + 13, "msg 1–3"),
+                                      ("history: topic 4 (ai)", 14, "msg 4"),
+                                      ("history: current topic (user)", 7, "msg 5")]
+    assert sum(r[1] for r in rows) == sum(p.tokens for p in parts)  # every token still counted
+    assert part_rows(parts, group_over=100) == part_rows(parts, group_over=100, since=0)

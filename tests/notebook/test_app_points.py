@@ -123,3 +123,74 @@ def test_job_loop_ticks_after_a_cell_at_most_once_a_minute(folder: Path, monkeyp
         now[0] += JOB_LOOP_SECONDS
         shell.run_cell("x = 3")
         assert (folder / "ticks.txt").read_text() == "tick\ntick\n"
+
+
+# -- the stat check that spares %load_ext the folder's hierarchy when no folder serves an application point --
+
+def test_load_ext_builds_no_hierarchy_when_no_folder_serves_an_application_point(folder: Path) -> None:
+    _put(folder, "extensions/agent_init/_10_other.py", STARTED)  # another point's folder: not a reason
+    for shell in _load(folder):
+        shell.run_cell("x = 1")  # the first job_loop tick
+        app = shell.magics_manager.registry["A0Magics"].app
+        assert app._registry is None and not shell.display_pub.outputs
+        assert not (folder / "started.txt").exists()
+
+
+def test_an_extension_folder_added_mid_session_is_fired_at_the_next_tick(folder: Path) -> None:
+    for shell in _load(folder):
+        app = shell.magics_manager.registry["A0Magics"].app
+        shell.run_cell("x = 1")
+        assert app._registry is None
+        _put(folder, "extensions/python/job_loop/_50_tick.py", TICK)  # Agent Zero's spelling
+        app._last_tick = None  # (the next tick is due)
+        shell.run_cell("x = 2")
+        assert (folder / "ticks.txt").read_text() == "tick\n"
+
+
+def test_banners_of_a_plugin_and_of_the_profile_folder_show_at_load_ext(folder: Path) -> None:
+    _put(folder, "plugins/greeter/plugin.yaml", "name: greeter\n")
+    _put(folder, "plugins/greeter/extensions/banners/_10_welcome.py", BANNER)
+    _put(folder, "agents/default/extensions/_functions/__main__/init_a0/start/_10_started.py", STARTED)
+    for shell in _load(folder):
+        texts = [o["data"].get("text/plain", "") for o in shell.display_pub.outputs]
+        assert texts[:2] == ["a0 info: Hello: first", "a0 warning: Low disk: Only 2 GB left on localhost"]
+        assert (folder / "started.txt").read_text() == "init_a0 end\n"
+
+
+def _pip_plugin(site: Path) -> None:
+    """A pip-installed plugin: a package folder with plugin.yaml and a banners extension, and its dist-info."""
+    _put(site, "greeter_pkg/__init__.py", "")
+    _put(site, "greeter_pkg/plugin.yaml", "name: greeter_pkg\n")
+    _put(site, "greeter_pkg/extensions/banners/_10_welcome.py", BANNER)
+    _put(site, "greeter_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: greeter-pkg\nVersion: 1.0\n")
+    _put(site, "greeter_pkg-1.0.dist-info/entry_points.txt", "[a0nb.plugins]\ngreeter_pkg = greeter_pkg\n")
+
+
+def test_a_pip_installed_plugin_still_shows_its_banners(folder: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    site = tmp_path_factory.mktemp("site")
+    _pip_plugin(site)
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    for shell in _load(folder):
+        texts = [o["data"].get("text/plain", "") for o in shell.display_pub.outputs]
+        assert texts[:2] == ["a0 info: Hello: first", "a0 warning: Low disk: Only 2 GB left on localhost"]
+
+
+def test_the_pip_plugin_answer_is_read_again_once_a_sys_path_folder_changes(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+    from a0nb.notebook.app_roots import CACHE_NAME, pip_plugins
+    from a0nb.resources import user_home
+    site = tmp_path_factory.mktemp("site")
+    (site / "other-2.0.dist-info").mkdir()
+    (site / "other-2.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n")
+    os.utime(site, (1_000_000_000, 1_000_000_000))  # installed long ago: its answer is kept
+    monkeypatch.syspath_prepend(str(site))
+    assert pip_plugins() is False
+    cached = json.loads((user_home() / "cache" / CACHE_NAME).read_text())
+    assert cached[str(site)] == [site.stat().st_mtime_ns, False]
+    _pip_plugin(site)  # pip installs a plugin: a new dist-info folder, so the folder's mtime moves
+    assert pip_plugins() is True

@@ -4,28 +4,58 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.engine.memory.embeddings import Embedder, HashEmbedder, make_embedder
 from a0nb.engine.memory.knowledge import ImportReport, import_knowledge
-from a0nb.engine.memory.store import Memory, MemoryStore
+from a0nb.engine.memory.store import Memory, MemoryStore, is_dir
+from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import user_home
 
 PROJECT_MODES = ("own", "project")
 
 
 def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
-    """(folder, is_project): the project's own memory when its project.json asks for it."""
-    meta = workdir / ".a0proj"
+    """(folder, is_project): the project's own memory when its project.json asks for it. Asked on every
+    recall: project.json is read again only when its stat changed (or it was written very recently)."""
+    base = home or user_home()
+    key = (workdir, base)
+    names = _NAMES.get(key)
+    if names is None:
+        meta = workdir / ".a0proj"
+        names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True), (base / "memory" / "default", False))
+        if len(_NAMES) > _KEPT:
+            _NAMES.pop(next(iter(_NAMES)))
     try:
-        data = json.loads((meta / "project.json").read_text(encoding="utf-8"))
+        st = os.stat(names[0])
+    except FileNotFoundError:
+        return names[2]
+    except (OSError, ValueError):
+        st = None  # (read_text below fails the same way: the global folder)
+    stamp = (st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_size) if st is not None else None
+    seen = _MODES.get(names[0])
+    if stamp is not None and seen is not None and seen[0] == stamp:
+        return names[1] if seen[1] else names[2]
+    try:
+        data = json.loads(Path(names[0]).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
-    if isinstance(data, dict) and data.get("memory") in PROJECT_MODES:
-        return meta / "memory", True
-    return (home or user_home()) / "memory" / "default", False
+    own = isinstance(data, dict) and data.get("memory") in PROJECT_MODES
+    if stamp is not None and time.time_ns() - max(stamp[2], stamp[3]) >= RACY_NS:  # else it may change unseen
+        if len(_MODES) >= _KEPT:
+            _MODES.pop(next(iter(_MODES)), None)
+        _MODES[names[0]] = (stamp, own)
+    return names[1] if own else names[2]
+
+
+# Process-wide, and checked on every use: the paths worked out for a (workdir, home), and what each
+# project.json said with the stat it had then.
+_NAMES: dict[tuple[Path, Path], tuple[str, tuple[Path, bool], tuple[Path, bool]]] = {}
+_MODES: dict[str, tuple[tuple[int, int, int, int, int], bool]] = {}
+_KEPT = 64
 
 
 def knowledge_folders(workdir: Path, home: Path | None, is_project: bool) -> list[tuple[Path, str]]:
@@ -39,7 +69,7 @@ def knowledge_folders(workdir: Path, home: Path | None, is_project: bool) -> lis
 def _fingerprint(folders: Sequence[tuple[Path, str]]) -> tuple[Any, ...]:
     out: list[Any] = []
     for folder, _ in folders:
-        if not folder.is_dir():
+        if not is_dir(folder):
             continue
         for root, dirs, files in os.walk(folder):
             dirs.sort()

@@ -2,9 +2,12 @@
 in-memory vector index built at open; re-embedded when the embedding model changes."""
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import sqlite3
+import stat
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,14 +72,18 @@ class MemoryStore:
         self._db: sqlite3.Connection | None = None
         self._index: VectorIndex | None = None
         self._rows: dict[str, Memory] = {}
+        self._path: tuple[Path, Path] | None = None
 
     # -- opening -------------------------------------------------------------------------------
     @property
     def path(self) -> Path:
-        return self.folder / DB_NAME
+        folder, known = self.folder, self._path
+        if known is None or known[0] is not folder:  # (worked out once per folder: asked on every recall)
+            known = self._path = (folder, folder / DB_NAME)
+        return known[1]
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        return _is(self.path, stat.S_ISREG)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -273,4 +280,24 @@ class MemoryStore:
         self._db, self._index, self._rows = None, None, {}
 
 
-__all__ = ["MemoryStore", "Memory", "AREAS", "memory_id", "DB_NAME"]
+_QUIET_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})  # as pathlib's is_file()
+
+
+def _is(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Path.is_file() / is_dir() with one stat and no pathlib calls: False when it is missing, an error
+    pathlib would raise is raised."""
+    try:
+        return kind(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno not in _QUIET_ERRNOS and getattr(exc, "winerror", None) not in (21, 123, 1921):
+            raise
+        return False
+    except ValueError:
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    return _is(path, stat.S_ISDIR)
+
+
+__all__ = ["MemoryStore", "Memory", "AREAS", "memory_id", "DB_NAME", "is_dir"]
