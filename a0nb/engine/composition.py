@@ -80,9 +80,9 @@ class Composer:
         """The system message's text and the sections' parts; a section equal to last call's (same text,
         files and extension) keeps its part, and when every one is, the step reuses both (same objects)."""
         texts, origins = ld.system, ld.system_origin
-        sources = list(map(getattr, texts, repeat("sources"), repeat(())))  # (in C)
+        all_sources = list(map(getattr, texts, repeat("sources"), repeat(())))  # (in C)
         last = self._last_system
-        if last is not None and last[0] == texts and last[1] == sources and last[2] == origins \
+        if last is not None and last[0] == texts and last[1] == all_sources and last[2] == origins \
                 and last[3] is counter.fn:
             return last[4], last[5]
         old, new = self._system if self._system_rule is counter.fn else [], []
@@ -95,7 +95,7 @@ class Composer:
             new.append(hit)
         self._system = new
         joined, parts = "\n\n".join(texts), [h[3] for h in new]
-        self._last_system = (list(texts), sources, dict(origins), counter.fn, joined, parts)
+        self._last_system = (list(texts), all_sources, dict(origins), counter.fn, joined, parts)
         return joined, parts
 
 

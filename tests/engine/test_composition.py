@@ -118,11 +118,15 @@ def test_system_sections_are_reused_only_while_text_sources_origin_and_rule_are_
         (["A", composition.Section("B2", (Src("other.md"),))], {0: one, 1: one}, lambda t: 2 * len(t)),
     ]
     rules: dict[int, TokenCounter] = {}
+    made: list[tuple[Any, ...]] = []
     for system, origins, fn in steps:
         counter = rules.setdefault(id(fn), TokenCounter(fn=fn))
         ld = LoopData(system=list(system), history_output=list(history))
         ld.system_origin = dict(origins)
         got = composer.build(ld, None, {}, counter)
         assert got == composition.build(ld, None, {}, counter)
+        made.append((got[0][0]["content"], *got[1][:2]))
         got[0][0]["content"] = "edited by a caller"  # the caller's message, not the kept text
         got[1].clear()
+    assert all(a is b for a, b in zip(made[0], made[1]))  # the unchanged step: the same text and parts
+    assert all(made[i][2] is not made[i + 1][2] for i in range(1, len(made) - 1))  # each change: a new part
