@@ -354,14 +354,14 @@ class Agent(Registration):
     # -- project, secrets, clock ------------------------------------------------------------------------
     @property
     def project(self) -> Project:
-        return self.project_state.project(self.workdir)
+        return self.project_state.current or self.project_state.project(self.workdir)
 
     @property
     def secrets(self) -> Secrets:
         """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
-        if (step := self.project_state.kept(self.control.task)) is not None:
+        if (step := (ps := self.project_state).here.step) is ps.now and step is not None and self.control.task is not None:
             return step
-        return self.project_state.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
+        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""

@@ -230,9 +230,11 @@ class ModelCalls:
     async def finish_record(self, ld: LoopData) -> None:
         record, ld.record = ld.record, None
         if record is not None:
-            self.mask_record(record)
-            await self.host.fire("call_recorded", record=record)
-            self.store.finish(record, self.host.settings.record_keep)
+            try:
+                self.mask_record(record)
+                await self.host.fire("call_recorded", record=record)
+            finally:  # (settled whatever happens: from now on it holds no dict a caller is handed again)
+                self.store.finish(record, self.host.settings.record_keep)
 
     def masked(self, messages: list[dict[str, Any]], parts: list[Part]) -> tuple[list[dict[str, Any]], list[Part]]:
         """A request as it may leave the agent: every secret (and its encoded forms) replaced by its alias."""

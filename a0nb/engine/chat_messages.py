@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from a0nb.engine.history import OutputItem
 from a0nb.providers.base import common_prefix
 
-__all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix"]
+__all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix", "fresh_message"]
 
 
 def _parts(content: str | list) -> list:
@@ -50,10 +50,22 @@ def to_chat_messages(items: Sequence[OutputItem], system: str | None = None) -> 
     return result
 
 
+def fresh_message(message: Any) -> Any:
+    """A message dict of its own (and its list of parts, if any): what a caller may edit without reaching
+    the dict it was made from."""
+    if message.__class__ is not dict:
+        return message
+    content = message.get("content")
+    return {**message, "content": list(content)} if content.__class__ is list else message.copy()
+
+
 class IncrementalMessages:
     """`to_chat_messages` for a history that changes at its end: the messages made only of unchanged
-    leading items are kept from the last call, the rest is converted again. Each call returns fresh dicts
-    (and fresh lists of parts), so a caller that edits its messages cannot reach the cache or older calls."""
+    leading items are kept from the last call, the rest is converted again. A caller's edits never reach
+    the cache: it gets dicts (and lists of parts) of its own, made once and handed out again at later calls
+    while they still equal the cache's (one comparison in C, no copy per message per call); one a caller
+    edited is made afresh. Records keep their own copies (record_store.share_unchanged), so an edit at a
+    later call cannot reach an older record either."""
 
     def __init__(self) -> None:
         self._reset()
@@ -61,22 +73,25 @@ class IncrementalMessages:
     def _reset(self) -> None:
         self._items: list[OutputItem] = []
         self._done: list[dict[str, Any]] = []  # each converted message (system excluded): never handed out
+        self._handed: list[dict[str, Any]] = []  # a caller's copy of each (while it equals it)
         self._starts: list[int] = []  # index of the first item of each message
-        self._lists: list[int] = []  # the messages whose content is a list of parts (ascending)
+        self._kept = 0  # how many leading messages the last update left as they were
 
     def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None) -> list[dict[str, Any]]:
         try:
             done = self._update(items, prefix)
+            handed = self._handed
+            del handed[self._kept:]
+            if handed != (done if len(done) == len(handed) else done[:len(handed)]):  # a caller edited its copy
+                handed[:] = [h if h == d else fresh_message(d) for h, d in zip(handed, done)]
+            handed += map(fresh_message, done[len(handed):])
         except BaseException:
             self._reset()  # half updated: the next call converts everything
             raise
         result: list[dict[str, Any]] = []
         if system is not None:  # providers reject empty content
             result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
-        offset = len(result)
-        result += map(dict.copy, done)  # fresh dicts (copied in C); the texts are shared, immutable
-        for j in self._lists:  # fresh lists of parts
-            result[offset + j]["content"] = list(result[offset + j]["content"])
+        result += handed
         return result
 
     def _update(self, items: Sequence[OutputItem], prefix: int | None) -> list[dict[str, Any]]:
@@ -84,8 +99,9 @@ class IncrementalMessages:
         k = bisect_left(self._starts, p)  # messages that began inside the unchanged prefix
         keep = max(0, k - 1)  # the last of them may still merge with what follows
         start = self._starts[keep] if k > 0 else 0
-        done, starts, lists = self._done, self._starts, self._lists
-        del done[keep:], starts[keep:], lists[bisect_left(lists, keep):]
+        done, starts = self._done, self._starts
+        del done[keep:], starts[keep:]
+        self._kept = keep
         last_role = done[-1]["role"] if done else None
         for i in range(start, len(items)):  # only the items new or changed since the last call
             content = items[i].content
@@ -93,13 +109,10 @@ class IncrementalMessages:
                 continue
             role = "assistant" if items[i].ai else "user"
             if role == last_role:
-                content = _merge(done[-1]["content"], content)
-                done[-1] = {"role": role, "content": content}
+                done[-1] = {"role": role, "content": _merge(done[-1]["content"], content)}
             else:
                 done.append({"role": role, "content": content})
                 starts.append(i)
                 last_role = role
-            if content.__class__ is not str and (not lists or lists[-1] != len(done) - 1):
-                lists.append(len(done) - 1)
         self._items = list(items)
         return done

@@ -72,50 +72,48 @@ class AgentSettings:
 class ProjectState:
     """The notebook folder's project (`.a0proj/`), re-read cheaply once per step, and its secrets.
 
-    The secret set of a step (`kept`): taken at its first use after the step began (`invalidate`) and kept
+    The secret set of a step (`now`): taken at its first use after the step began (`invalidate`) and kept
     while the step runs, so a step stats `.env` and both `secrets.env` once, not at every masking. A tool can
     change any source, so while its code runs nothing is kept (`unpin`: its progress output is masked against
-    the files as they are) and after it the set is taken afresh (`pin`). Only the loop's own thread, and only
-    while a turn runs, is given the kept set: any other caller (a tool's thread, one a timeout left behind,
-    the kernel's main thread) looks at the sources, as every caller does outside a turn."""
+    the files as they are) and after it the set is taken afresh (`pin`). The Agent uses it only while a turn
+    runs and only on the thread that runs the step (`here.step is now`: `here` is thread-local); any other
+    caller (a tool's thread, one a timeout left behind, the kernel's main thread) looks at the sources, as
+    every caller does outside a turn."""
 
     def __init__(self, diagnostics: Diagnostics, home: Path | None) -> None:
         self.diagnostics = diagnostics
         self._home = Path(home).expanduser() if home is not None else None
         self._projects = ProjectCache(diagnostics, home=home)
-        self._project: Project | None = None
+        self.current: Project | None = None  # this step's project (None: read it again at its next use)
         self._files: tuple[Any, ...] = ()  # (workdir, project, environment, the names of .env and both secrets.env)
         self._secrets: tuple[tuple[Any, ...], Secrets] | None = None
         self._masked: Secrets | None = None
         self._masked_for: tuple[Any, ...] = ()
         self._environ: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
         self._dotenv_cache: tuple[tuple[Any, ...], tuple[tuple[str, str], ...]] | None = None
-        self._step: Secrets | None = None  # the running step's secret set (None: look at the sources)
-        self._pin = False  # whether `secrets()` keeps what it finds as `_step` (for the thread `_owner`)
+        self.now: Secrets | None = None  # the running step's secret set (None: look at the sources)
+        self.here = _StepSet()  # `here.step`: the same, seen only by the thread that runs the step
+        self._pin = False  # whether `secrets()` keeps what it finds (on the thread `_owner`)
         self._owner = 0
-
-    def kept(self, turn: object) -> Secrets | None:
-        """The step's secret set for the loop's thread while a turn runs (`turn`: its task); None: look."""
-        return self._step if turn is not None and self._owner == threading.get_ident() else None
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
-        self._project, self._step, self._pin, self._owner = None, None, True, threading.get_ident()
+        self.current, self.now, self._pin, self._owner = None, None, True, threading.get_ident()
 
     def pin(self) -> None:
         """A tool's code has run: the secret set is looked at afresh at its next use, then kept for the step
         (a no-op while it is kept: nothing ran since it was taken)."""
         if not self._pin:
-            self._step, self._pin, self._owner = None, True, threading.get_ident()
+            self.now, self._pin, self._owner = None, True, threading.get_ident()
 
     def unpin(self) -> None:
         """A tool's code is about to run: every use looks at the sources until `pin`."""
-        self._step, self._pin = None, False
+        self.now, self._pin = None, False
 
     def project(self, workdir: Path) -> Project:
-        if self._project is None:
-            self._project = self._projects.get(workdir)
-        return self._project
+        if self.current is None:
+            self.current = self._projects.get(workdir)
+        return self.current
 
     def secrets(self, workdir: Path, key_envs: Iterable[str | None] = ()) -> Secrets:
         """`secrets.env` values (`$A0NB_HOME`'s, then the project's), plus every credential in the environment
@@ -133,7 +131,7 @@ class ProjectState:
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
             if self._pin and self._owner == threading.get_ident():
-                self._step = self._masked
+                self.now = self.here.step = self._masked
             return self._masked
         if self._secrets is None or self._secrets[0] != files:
             paths = [Path(name) for name, there in zip(names[1:], files) if there]
@@ -144,7 +142,7 @@ class ProjectState:
             self._masked = self._secrets[1].with_credentials(found)
         self._masked_for = key
         if self._pin and self._owner == threading.get_ident():
-            self._step = self._masked
+            self.now = self.here.step = self._masked
         return self._masked
 
     def _names(self, workdir: Path, project: Project) -> tuple[str, str, str]:
@@ -164,6 +162,10 @@ class ProjectState:
             pairs = dotenv_values(workdir, lambda text: [(e.key, e.value) for e in parse_dotenv(text)[0]])
             self._dotenv_cache = ((workdir, seen), tuple(pairs))
         return self._dotenv_cache[1]
+
+
+class _StepSet(threading.local):
+    step: Secrets | None = None
 
 
 def _identities(names: tuple[str, str, str]) -> tuple[tuple[int, ...], ...]:

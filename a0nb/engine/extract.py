@@ -57,7 +57,7 @@ def parse_tool_request(text: str) -> ToolRequest | Misformat:
     if not isinstance(text, str) or not text.strip():
         return Misformat(f"Your reply was empty. {_SEND}", raw=text if isinstance(text, str) else "")
     start = text.find("{")
-    if _is_array_reply(text, start):
+    if _ARRAY_START.match(text) is not None and _is_array_reply(text, start):
         return Misformat(
             f"Your reply is a JSON array; send a single JSON object, not a list of them. {_SEND}", raw=text
         )
@@ -164,7 +164,7 @@ def _validate(value: Any, raw: str, text: str) -> ToolRequest | Misformat:
         method=method.strip() or None,
         tool_args=args,
         thoughts=_thoughts(value.get("thoughts")),
-        headline=_text(value.get("headline")),
+        headline=headline if (headline := value.get("headline")).__class__ is str else _text(headline),
         raw=raw,
     )
 
@@ -172,8 +172,8 @@ def _validate(value: Any, raw: str, text: str) -> ToolRequest | Misformat:
 def _thoughts(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
-    if isinstance(value, list):
-        return tuple(_text(item) for item in value if item is not None)
+    if isinstance(value, list):  # (strings, the usual case, as they are)
+        return tuple([item if item.__class__ is str else _text(item) for item in value if item is not None])
     return (_text(value),)
 
 

@@ -22,7 +22,7 @@ __all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "H
 
 IMAGE_REMOVED = "[image removed from context to save space]"
 _TOKEN_FIELDS = frozenset({"ai", "content", "summary"})
-_CACHES = frozenset({"_tokens", "_item", "_v"})  # set by the caches themselves: not a change of the message
+_CACHES = frozenset({"_tokens", "_item", "_v", "_text"})  # set by the caches themselves: not a change of the message
 
 
 @dataclass
@@ -50,6 +50,7 @@ class Message:
         if d.get("_v") is not None:  # a message some cache covers changed: caches look at their stamps
             _EDITS[0] += 1
         d["_item"] = d["_v"] = None  # the cached output item and the stamp go stale with any change
+        d.pop("_text", None)  # (the kept text of a dict content: set only by `_cached_text`)
 
     @property
     def role(self) -> str:
@@ -59,7 +60,18 @@ class Message:
         return render_content(self.content)
 
     def output_text(self) -> str:
-        return self.summary if self.summary is not None else self.text()
+        return self.summary if self.summary is not None else self._cached_text()
+
+    def _cached_text(self) -> str:
+        """`text()`, kept until a field changes (for the output item and the token count of a new message)."""
+        content = self.content
+        if content.__class__ is str:
+            return content  # type: ignore[return-value]
+        d = self.__dict__
+        text = d.get("_text")
+        if text is None:
+            text = d["_text"] = render_content(content)
+        return text  # type: ignore[no-any-return]
 
     def rendered(self) -> str:
         """`ai: ...` / `user: ...`: the text tokens are counted on and summarisers read."""
@@ -78,7 +90,7 @@ class Message:
             return self.summary
         if is_raw(self.content):
             return list(self.content["raw_content"])
-        return self.text()
+        return self._cached_text()
 
     def clone(self) -> Message:
         new = Message(self.id, self.ai, _copy.deepcopy(self.content) if not isinstance(self.content, str)

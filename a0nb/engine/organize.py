@@ -38,17 +38,22 @@ def at_most(text: str) -> int:
 
 
 class _AtMost(TokenCounter):
-    """Counts with `at_most`, uncached (a length is cheaper than a cache lookup)."""
+    """Counts with `at_most`, uncached (a length is cheaper than a cache lookup), and how often it did."""
+
+    counted = 0
 
     def count(self, text: str) -> int:
+        self.counted += 1
         n = len(text)
         return int(SAFETY_FACTOR * (n if text.isascii() else 4 * n))
 
 
 _AT_MOST = _AtMost(at_most)
-# histories whose bound once went over their budget: counted exactly from then on (a bound and an exact
-# count of the same history would evict each other's per-message caches)
-_EXACT: dict[int, "weakref.ref[Any]"] = {}
+_RECOUNT = 32  # more messages measured than this on a later step: something else evicts the bound's caches
+# id(history) -> (a weak reference to it, whether its bound is still used). A history is counted exactly
+# from the step its bound goes over budget, or its bound had to be measured anew (an exact count of the
+# same history, made elsewhere on every step, would evict the bound's per-message caches and back again)
+_BOUNDED: dict[int, tuple["weakref.ref[Any]", bool]] = {}
 
 
 def within_budget(history: Any, counter: TokenCounter, budget: int) -> bool:
@@ -56,20 +61,43 @@ def within_budget(history: Any, counter: TokenCounter, budget: int) -> bool:
     its length says it might not be (the bound's per-topic total is kept like the exact one: each step
     measures only the messages added or changed)."""
     if counter.fn is approximate_tokens:
-        seen = _EXACT.get(id(history))
-        if seen is None or seen() is not history:
-            if history.tokens(_AT_MOST) <= budget:
+        key = id(history)
+        seen = _BOUNDED.get(key)
+        if seen is not None and seen[0]() is not history:
+            seen = None
+        if seen is None or seen[1]:
+            before = _AT_MOST.counted
+            fits = history.tokens(_AT_MOST) <= budget
+            if seen is None:
+                seen = (weakref.ref(history, lambda _r, key=key: _BOUNDED.pop(key, None)), True)  # type: ignore[misc]
+            elif _AT_MOST.counted - before > _RECOUNT:
+                fits = False
+            _BOUNDED[key] = (seen[0], fits)
+            if fits:
                 return True
-            key = id(history)
-            _EXACT[key] = weakref.ref(history, lambda _r, key=key: _EXACT.pop(key, None))  # type: ignore[misc]
     return bool(history.tokens(counter) <= budget)
 
 
+_BUDGETS: dict[tuple[Any, Any], int] = {}  # (ctx_length, history_share) -> the budget they give
+
+
+def _budget(agent: "Agent") -> int:
+    s = agent.settings
+    key = (s.ctx_length, s.history_share)
+    budget = _BUDGETS.get(key)
+    if budget is None:
+        budget = CompactionSettings(ctx_length=s.ctx_length, history_share=s.history_share).budget
+        if len(_BUDGETS) < 64:
+            _BUDGETS[key] = budget
+    return budget
+
+
 async def organize_history(agent: "Agent", force: bool = False) -> CompactionEvent | None:
-    settings = settings_for(agent, force)
     counter = agent.shared.counter
-    if within_budget(agent.history, counter, settings.budget):
+    settings = settings_for(agent, True) if force else None
+    if within_budget(agent.history, counter, settings.budget if settings is not None else _budget(agent)):
         return None
+    settings = settings or settings_for(agent)
     summarize = None
     if agent.model_spec("utility"):
         async def summarize(system: str, message: str) -> str:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from a0nb.engine.chat_messages import common_prefix
+from a0nb.engine.chat_messages import common_prefix, fresh_message
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import A0Error
 from a0nb.resources import user_home
@@ -27,19 +27,23 @@ SPILLED_FIELDS = ("messages", "parts")  # the fields that grow with the history;
 
 def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
     """Make `record` hold the previous record's message dicts and parts wherever they are equal (the
-    unchanged history and system prompt of a step), so a step adds only what is new. Values are unchanged:
-    every record still holds its whole input, only duplicates are merged."""
+    unchanged history and system prompt of a step), so a step adds only what is new; every other message
+    becomes a copy of its own (what the caller was handed may be handed out again at the next call, and an
+    edit then must not reach this record). Values are unchanged: every record still holds its whole input,
+    only duplicates are merged."""
+    new = record.messages = list(record.messages)  # its own list: the caller keeps the one it was handed
     if previous is None or previous is record or "messages" not in previous.__dict__:
+        new[:] = map(fresh_message, new)
         return
-    old, new = previous.messages, record.messages
+    old = previous.messages
     n = min(len(old), len(new))
     equal = common_prefix(old[1:n], new[1:n]) + 1  # (list comparisons in C; the system message is index 0)
     new[1:equal] = old[1:equal]
-    for i in range(equal, n):  # after the first change (a merged last message): only the few left
-        if old[i] is not new[i] and old[i] == new[i]:
+    for i in [0, *range(equal, len(new))]:  # the system message, and after the first change: the few left
+        if i < n and (old[i] is new[i] or old[i] == new[i]):
             new[i] = old[i]
-    if n and old[0] is not new[0] and old[0] == new[0]:
-        new[0] = old[0]
+        elif i < len(new):
+            new[i] = fresh_message(new[i])
     # system parts lead a call's parts and extras end them; the history parts between are the composer's
     # own (one object per unchanged item already), so only the two ends are looked at
     parts = record.parts

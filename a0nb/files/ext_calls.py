@@ -84,7 +84,10 @@ def call_subset(fn: Callable[..., Any], agent: Any, kwargs: dict[str, Any]) -> A
     takes_all, names = _accepted(fn)
     if takes_all:
         return fn(agent=agent, **kwargs)
-    args = {k: v for k, v in kwargs.items() if k in names}
+    args = {}
+    for name in names:  # (a loop, not a comprehension: no frame of its own on every call)
+        if name in kwargs:
+            args[name] = kwargs[name]
     if "agent" in names:
         args["agent"] = agent
     return fn(**args)

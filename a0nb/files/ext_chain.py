@@ -30,6 +30,7 @@ class _Done(tuple):  # type: ignore[type-arg]
 
 
 DONE = cast("Awaitable[None]", _Done())
+_LIMIT = getattr(asyncio, "timeout", None)  # (Python 3.11 on: a time limit without a task of its own)
 _NOTHING: Mapping[str, Any] = {}
 
 
@@ -92,7 +93,11 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
                 result = ext._run(info, point, agent, kwargs)
             if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
                 if watched and ext.timeout:
-                    await asyncio.wait_for(as_coro(result), ext.timeout)
+                    if _LIMIT is None:
+                        await asyncio.wait_for(as_coro(result), ext.timeout)
+                    else:  # in this task, as upstream awaits it: no task, no loop pass per call
+                        async with _LIMIT(ext.timeout):
+                            await result
                 else:  # bundled hooks are part of the loop: no watchdog task per call
                     await result
         except asyncio.TimeoutError as exc:

@@ -1,7 +1,8 @@
 """A bounded, gitignore-aware text tree of a folder, for the model's view of a workdir or a skill.
 The limits cut the walk itself (entries scanned and stat'ed), not only the printed lines. A tree is kept
 with what its walk read (each folder's identity and mtime, each entry's mtime) and reused while a stat of
-each of those says nothing changed, so an unchanged workdir costs a few stats a step, not a walk."""
+each of those says nothing changed: an unchanged workdir costs a stat per folder and per (not ignored) entry
+read, not a walk (the order is by mtime, and a write changes only the file's own)."""
 from __future__ import annotations
 
 import functools
@@ -46,13 +47,14 @@ class _Watch:
     """What one walk read, enough to tell by stats alone whether a new walk would print the same tree.
     Folders: (path, (inode, device, mtime, ctime)); a folder changed within `RACY_NS` of its read could change
     again within the same timestamp tick, so its scanned (name, is folder) list is kept and compared too.
-    Entries: (path, mtime) of each entry the walk stat'ed (the order within a folder is by mtime). Links:
+    Entries: the path and mtime of each entry the walk stat'ed (the order within a folder is by mtime). Links:
     (path, is folder) of each symbolic link, whose target can change without its folder changing."""
 
     folders: list[tuple[str, tuple[int, int, int, int] | None]] = field(default_factory=list)
     listings: dict[str, tuple[tuple[int, int, int, int], list[tuple[str, bool | None]] | None, bool]] = field(
         default_factory=dict)
-    entries: list[tuple[str, float]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    mtimes: list[float] = field(default_factory=list)
     links: list[tuple[str, bool | None]] = field(default_factory=list)
 
 
@@ -76,7 +78,7 @@ def clean_ignore_list(text: str) -> str:
 
 
 def file_tree(
-    root: Path,
+    root: Path | str,
     *,
     max_depth: int = 5,
     max_files: int = 20,
@@ -234,7 +236,8 @@ def _entry(item: os.DirEntry[str], rel: str, is_ignored: Callable[[str], bool], 
         mtime = item.stat(follow_symlinks=False).st_mtime
     except OSError:
         mtime = 0.0
-    watch.entries.append((item.path, mtime))
+    watch.paths.append(item.path)
+    watch.mtimes.append(mtime)
     # Linked folders are shown but not opened: links can form cycles.
     return _Entry(name, is_dir, is_dir and not is_link and name not in _NEVER_OPENED, mtime)
 
@@ -281,13 +284,6 @@ def _listing(path: str, cap: int) -> tuple[list[tuple[str, bool | None]] | None,
     return listed, False
 
 
-def _lmtime(path: str) -> float:
-    try:
-        return os.lstat(path).st_mtime
-    except OSError:
-        return 0.0
-
-
 def _link_kind(path: str) -> bool | None:
     """A link's DirEntry.is_dir(): False when its target is gone, None when it cannot be told."""
     try:
@@ -313,9 +309,11 @@ def _unchanged(watch: _Watch) -> bool:
                 return False
             if now - max(sig[2], sig[3]) >= RACY_NS:  # a change from now on moves its mtime
                 listings.pop(path, None)
-    for path, mtime in watch.entries:
-        if _lmtime(path) != mtime:
+    try:  # (one Python call for them all: a large tree is a stat per entry)
+        if [os.lstat(path).st_mtime for path in watch.paths] != watch.mtimes:
             return False
+    except (OSError, ValueError):  # gone, or not stat'ed by the walk either: walk again
+        return False
     for path, kind in watch.links:
         if _link_kind(path) != kind:
             return False

@@ -38,14 +38,16 @@ class FlatRenders:
         if hit is None:
             return None
         (path, stamp), texts, names, sources = hit
-        if not engine.trust_listings and stat_key(path) != stamp:
+        if not engine._folders.trust_listings and stat_key(path) != stamp:
             del self._entries[key]
             return None
         out = [texts[0]]
         for var, text in zip(names, texts[1:]):
-            out += (as_text(kwargs[var]), text)
+            value = kwargs[var]
+            out += (value if value.__class__ is str else as_text(value), text)
         text = "".join(out)
-        stripped = fence_body(text)
+        first = text[:1]  # (a fenced json block can only begin with a fence or white space)
+        stripped = fence_body(text) if first and (first in "`~" or first.isspace()) else None
         if engine.recording is not None:
             engine.recording.append(())  # reusable: the output depends on the file and the arguments only
         return sources[0](stripped[0] if stripped else text, sources[1], ())

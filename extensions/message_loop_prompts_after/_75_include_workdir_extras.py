@@ -33,8 +33,8 @@ class IncludeWorkdirExtras(Extension):
         enabled, tree_kwargs, shown_ignore, max_depth = tree_arguments(agent.project.file_structure)
         if not enabled:
             return
-        workdir = agent.workdir
-        tree = file_tree(workdir, **tree_kwargs)
-        text = agent.read_prompt("agent.extras.workdir_structure.md", folder=str(workdir), max_depth=max_depth,
+        folder = str(agent.workdir)
+        tree = file_tree(folder, **tree_kwargs)
+        text = agent.read_prompt("agent.extras.workdir_structure.md", folder=folder, max_depth=max_depth,
                                  gitignore=shown_ignore, file_structure=tree)
         loop_data.extras_temporary["project_file_structure"] = text.strip()

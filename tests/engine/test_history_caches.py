@@ -85,6 +85,17 @@ def test_field_edits_on_old_messages_are_seen() -> None:
     assert_like_fresh(h)
 
 
+def test_a_dict_content_text_is_kept_until_the_content_is_assigned_again() -> None:
+    h = History(counter=TokenCounter(fn=quarter))
+    m = h.add(False, {"user_message": "first words"}, "user")
+    assert h.output()[0].content == m.text() and h.tokens() == quarter("user: " + m.text())
+    m.content["user_message"] = "in place, much longer words"
+    assert "much longer" in m.text()  # text() itself is never cached
+    m.content = m.content  # the edit made known: the output item, the count and the kept text follow
+    assert "much longer" in h.output()[0].content and h.tokens() == quarter("user: " + m.text())
+    assert_like_fresh(h)
+
+
 def test_replaced_removed_and_reordered_messages_are_seen() -> None:
     h = long_history()
     h.output(), h.tokens()

@@ -77,3 +77,34 @@ def test_a_session_compacts_at_the_same_steps_as_with_exact_counts(nb: Any, monk
     exact = _session(TokenCounter(lambda t: approximate_tokens(t)), edit)  # another rule: always counted exactly
     assert bounded[0], "the session is meant to compact"
     assert bounded == exact
+
+
+def test_a_smaller_context_set_mid_turn_compacts_at_the_next_step(nb: Any) -> None:
+    agent = Agent(nb, model=[tool_reply("shrink"), answer("done")], settings={"ctx_length": 100_000})
+    for i in range(10):
+        agent.history.add(i % 2 == 1, "words and more words " * 40)
+    agent.register_tool(lambda: agent.configure(ctx_length=600) or "ok", name="shrink")
+    agent.ask("go")
+    events = agent.data.get("compactions", [])
+    assert len(events) == 1 and events[0].tokens_after <= 420
+
+
+def test_a_history_also_counted_exactly_elsewhere_each_step_is_counted_exactly_from_then_on() -> None:
+    """(A bound and an exact count share each message's cache slot: measuring both every step would redo
+    every message every step, so the bound gives way.)"""
+    from a0nb.engine.organize import _AT_MOST
+    history, counter = History(), TokenCounter()
+    for i in range(100):
+        history.add(i % 2 == 1, f"message {i}")
+    assert within_budget(history, counter, 10**9)
+    history.add(False, "one more")
+    before = _AT_MOST.counted
+    assert within_budget(history, counter, 10**9)
+    assert _AT_MOST.counted - before == 1  # only the new message is measured
+    history.tokens(TokenCounter())  # an exact count elsewhere
+    history.add(True, "and another")
+    assert within_budget(history, counter, 10**9)  # the bound had to measure everything again: exact from now
+    before = _AT_MOST.counted
+    history.add(False, "last")
+    assert within_budget(history, counter, 10**9) and not within_budget(history, counter, 10)
+    assert _AT_MOST.counted == before

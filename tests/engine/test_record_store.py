@@ -62,6 +62,36 @@ def test_a_changed_message_is_not_shared(tmp_path: Path) -> None:
     assert records[-1].messages[1] is not records[-2].messages[1]
 
 
+def test_edits_to_handed_out_messages_at_any_later_step_reach_no_record(tmp_path: Path) -> None:
+    """The messages of unchanged history are handed out again step after step (not copied each time):
+    edits a caller makes to them, during the call or after it through a list it kept, reach no finished
+    record and no later request."""
+    agent, made = _agent(tmp_path, asks=1)
+    kept: list[list[dict[str, Any]]] = []
+
+    def edit(call_data: dict[str, Any]) -> None:
+        messages = call_data["messages"]
+        assert all("edited" not in str(m["content"]) and "extra" not in m for m in messages)
+        kept.append(messages)
+        messages[-1]["content"] = "edited now"
+
+    def edit_later() -> None:  # after the call: every list kept so far, every message in it
+        for earlier in kept:
+            for m in earlier[1:]:
+                m["content"] = f"edited later {len(kept)}"
+                m["extra"] = 1
+
+    agent.register_extension("chat_model_call_before", edit, name="edit")
+    agent.register_extension("message_loop_end", edit_later, name="edit_later")
+    agent.ask("go")
+    records = agent.models.records
+    assert len(records) == STEPS and len(kept) == STEPS
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+        assert record.messages[-1]["content"] == "edited now"  # the record holds the request as sent
+        assert all("edited later" not in str(m) for m in record.messages)
+
+
 def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
     agent, made = _agent(tmp_path)
     trace = tmp_path / "trace" / "calls.jsonl"

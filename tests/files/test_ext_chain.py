@@ -118,3 +118,30 @@ def test_the_cancel_flag_is_per_turn_and_read_at_the_next_checkpoint(nb: Path) -
 
     asyncio.run(turn_body())
     assert seen == [False, True, False]
+
+
+def test_an_async_registration_is_stopped_at_the_time_limit_and_an_interrupt_is_not_a_time_out(nb: Path) -> None:
+    from a0nb.errors import ExtensionError
+    agent = Agent(nb, model=[answer("next")], settings={"extension_timeout": 0.3, "backoff": 0})
+    ran: list[str] = []
+
+    async def stuck(loop_data: Any) -> None:
+        ran.append("started")
+        await asyncio.sleep(600)
+
+    agent.register_extension("message_loop_prompts_after", stuck)
+    with pytest.raises(ExtensionError, match="took longer than 0.3 s"):
+        agent.ask("go")
+    agent.extensions.unregister("message_loop_prompts_after", "stuck")
+    assert agent.ask("again").text == "next" and ran == ["started"]
+
+    other = Agent(nb, model=[answer("never")], settings={"extension_timeout": 30})
+
+    async def waits_for_interrupt(loop_data: Any) -> None:
+        other.interrupt()  # (as Ctrl-C would, while the extension awaits)
+        await asyncio.sleep(5)
+
+    other.register_extension("message_loop_prompts_after", waits_for_interrupt)
+    with pytest.raises(TurnInterrupted):
+        other.ask("stop")
+    assert other.turns[-1].interrupted and not other.diagnostics.of("extension")

@@ -314,6 +314,13 @@ def test_a_flat_file_renders_as_a_full_render_would_and_sees_edits(tmp_path: Pat
         assert engine.render("flat.md", v="a", w="b").text == "[Y] a b"
         assert engine.render("flat.md", v="", w="b").text == "[Y]  b"
         rewrite(flat, "[X]\n{{v}} and {{w}}{{v}}")
+    write(tmp_path / "p" / "bare.md", "{{v}}")  # a value that makes the whole text a fenced json block
+    age(tmp_path)
+    engine = PromptEngine([PromptDir(tmp_path / "p", "p")])
+    engine.trust_listings = True
+    for v in ["```json\n{\"a\": 1}\n```", "  ~~~json\n[]\n~~~", "x"] * 2:
+        assert engine.render("bare.md", v=v) == PromptEngine([PromptDir(tmp_path / "p", "p")]).render("bare.md", v=v)
+    assert engine.render("bare.md", v="```json\n{}\n```").text == "{}"
 
 
 def test_a_flat_file_missing_a_value_or_just_written_is_rendered_in_full(tmp_path: Path) -> None:
