@@ -48,6 +48,7 @@ class ModelCalls:
         self.store = RecordStore()  # finished records: shared where unchanged, spilled (record_keep) to disk
         # the streamed reply and the tool request the stream watch found in it (see take_parsed)
         self.parsed: tuple[str, ToolRequest] | None = None
+        self.stream_plan: tuple[int, bool, bool] | None = None  # (Extensions.version, live, quiet): see LoopSink
         # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
         self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
 

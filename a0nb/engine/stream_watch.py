@@ -40,11 +40,16 @@ class LoopSink:
         host = calls.host
         self.calls, self.host, self.ld = calls, host, ld
         ext = self.extensions = host.extensions
-        self.has_stream_ext = bool(ext.resolve("response_stream"))
-        self.watch = ReplyWatch(live=self.has_stream_ext)
+        plan = calls.stream_plan  # (the chains looked at once per version of them, not once per call)
+        if plan is None or plan[0] != ext.version:
+            live = bool(ext.resolve("response_stream"))
+            quiet = not live and not any(map(ext.resolve, _CHUNK_POINTS))
+            plan = calls.stream_plan = (ext.version, live, quiet)  # (the version after resolving: it may move)
+        self.has_stream_ext = plan[1]
+        self.watch = ReplyWatch(live=plan[1])
         self.flag = turn_flag()  # (the turn's cancel flag: looked up once, read per delta)
-        quiet = ext.stats.trace is None and not self.has_stream_ext and not any(map(ext.resolve, _CHUNK_POINTS))
-        self.quiet = ext.version if quiet else -1  # the chains' version the deltas may skip the fires for
+        # the chains' version the deltas may skip the fires for (-1: they fire; a trace wants them one by one)
+        self.quiet = plan[0] if plan[2] and ext.stats.trace is None else -1
         self.reasoning_skipped = self.response_skipped = 0
 
     async def reasoning(self, delta: str, full: str) -> None:

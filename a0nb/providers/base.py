@@ -80,19 +80,28 @@ class StreamSink(Protocol):
         """Return a snapshot to stop the stream early (the canonical reply), or None to go on."""
 
 
+_TAIL = 8  # items common_prefix compares one by one at the end
+
+
 def new_partial() -> dict[str, Any]:
     return {"content": [], "reasoning": [], "tool_calls": {}, "usage": {}, "chunks": 0}
 
 
 def common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
     """How many leading items are unchanged: the same objects or equal ones (a request's messages or contents
-    against the last request's; history items against the last step's), found by comparisons that run in C."""
+    against the last request's; history items against the last step's), found by comparisons that run in C.
+    A step usually changes only the last few items: one comparison up to a little before the end, then item
+    by item; a difference earlier is found by halves."""
     limit = min(len(old), len(new))
     if old.__class__ is not list or new.__class__ is not list:  # (a list never equals a tuple)
         old, new = list(old), list(new)
-    if old[:limit] == new[:limit]:  # the usual step (list equality checks identity first, in C)
-        return limit
-    lo, hi = 0, limit  # the first differing item, by halves: each comparison runs in C
+    near = limit - _TAIL
+    if near <= 0 or old[:near] == new[:near]:  # (list equality checks identity first, in C)
+        i = max(near, 0)
+        while i < limit and (old[i] is new[i] or old[i] == new[i]):
+            i += 1
+        return i
+    lo, hi = 0, near - 1  # the first differing item, by halves: each comparison runs in C
     while lo < hi:
         mid = (lo + hi) // 2
         if old[lo:mid + 1] == new[lo:mid + 1]:

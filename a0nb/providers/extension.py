@@ -155,7 +155,31 @@ def bundled_provider_extensions() -> list[LoadedExtension]:
 
 
 def _overrides(ext: ProviderExtension, method: str) -> bool:
-    return getattr(type(ext), method) is not getattr(ProviderExtension, method)
+    """Whether `ext` does anything in `method` (its class or the instance replaced the base's no-op)."""
+    return getattr(getattr(ext, method), "__func__", None) is not getattr(ProviderExtension, method)
+
+
+class _Plan:
+    """The extensions that apply to one provider name and tag set, and which of their methods do anything
+    (the others are left out of the per-request and per-chunk loops)."""
+
+    __slots__ = ("active", "names", "chunkers", "requesters", "enders", "finishers")
+
+    def __init__(self, active: list[LoadedExtension]) -> None:
+        self.active = active
+        self.names = [e.name for e in active]
+        self.chunkers = [(e, e.extension.process_chunk,
+                          e.extension.passes_through if _overrides(e.extension, "passes_through") else None)
+                         for e in active if _overrides(e.extension, "process_chunk")]
+        self.requesters = [e for e in active if _overrides(e.extension, "initialize_request")]
+        self.enders = [e for e in active if _overrides(e.extension, "end_stream")]
+        self.finishers = [e for e in active if _overrides(e.extension, "finalize")]
+
+
+# id(extension list) -> (the list, its plans by (provider name, tags)), or None for a list in which an extension
+# decides per request (`is_enabled`): the gates are asked again each time. A list lives as long as the hierarchy
+# version it was discovered for (discover_provider_extensions' memo), so a changed providers/ file is a new list.
+_PLANS: dict[int, tuple[Sequence[LoadedExtension], dict[tuple[str, frozenset[str]], _Plan] | None]] = {}
 
 
 class CallPipeline:
@@ -165,18 +189,35 @@ class CallPipeline:
     def __init__(self, provider: Provider, config: ModelConfig, extensions: Sequence[LoadedExtension]) -> None:
         self.provider = provider
         self.tags = provider_tags(provider, config)
-        self.active = [e for e in extensions if self._gate(e, config)]
+        plan = self._plan(config, extensions)
+        self.active = plan.active
+        self.plan = plan
         # the hot path only visits extensions that fold chunks, and each only until it passes them through
-        self._chunkers = [(e, e.extension.process_chunk,
-                           e.extension.passes_through if _overrides(e.extension, "passes_through") else None)
-                          for e in self.active if _overrides(e.extension, "process_chunk")]
+        self._chunkers = plan.chunkers  # (replaced, never changed in place: the plan is shared)
         self.folds_chunks = bool(self._chunkers)  # False: the deltas are the provider's, as they came
         self.chunking = self.folds_chunks  # False: `chunk` is (now) the provider's process_chunk alone
-        self.state = provider.init(config)
-        self.state.setdefault("partial", new_partial())
-        self.state.setdefault("config", config)
-        self.state.setdefault("request", {})
-        self.state["provider_extensions"] = [e.name for e in self.active]
+        self.state = state = provider.init(config)
+        if "partial" not in state:
+            state["partial"] = new_partial()
+        state.setdefault("config", config)
+        state.setdefault("request", {})
+        state["provider_extensions"] = plan.names.copy()
+
+    def _plan(self, config: ModelConfig, extensions: Sequence[LoadedExtension]) -> _Plan:
+        entry = _PLANS.get(id(extensions))
+        if entry is None or entry[0] is not extensions:
+            if len(_PLANS) >= 32:
+                _PLANS.clear()
+            deciding = any(_overrides(e.extension, "is_enabled") for e in extensions)
+            entry = _PLANS[id(extensions)] = (extensions, None if deciding else {})
+        plans = entry[1]
+        key = (self.provider.name, self.tags)
+        plan = plans.get(key) if plans is not None else None
+        if plan is None:
+            plan = _Plan([e for e in extensions if self._gate(e, config)])
+            if plans is not None:
+                plans[key] = plan
+        return plan
 
     def _gate(self, loaded: LoadedExtension, config: ModelConfig) -> bool:
         try:
@@ -186,7 +227,7 @@ class CallPipeline:
 
     def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         native, self.state = self.provider.initialize_request(messages, self.state)
-        for loaded in self.active:
+        for loaded in self.plan.requesters:
             try:
                 native, self.state = loaded.extension.initialize_request(native, self.state)
             except Exception as exc:
@@ -211,7 +252,7 @@ class CallPipeline:
 
     def end(self) -> Deltas:
         reasoning, response = "", ""
-        for loaded in self.active:
+        for loaded in self.plan.enders:
             try:
                 r, c = loaded.extension.end_stream(self.state)
             except Exception as exc:
@@ -228,7 +269,7 @@ class CallPipeline:
             reply.content = content
             reply.reasoning = reasoning or reply.reasoning
         reply.stopped_early = stopped
-        for loaded in self.active:
+        for loaded in self.plan.finishers:
             try:
                 reply = loaded.extension.finalize(reply, self.state)
             except Exception as exc:

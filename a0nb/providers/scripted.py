@@ -172,17 +172,20 @@ class ScriptedProvider:
 
     def _prompt_chars(self, messages: list[dict[str, Any]]) -> int:
         """Characters of every message's content; only the messages after the part unchanged since the last
-        request are measured (their contents are compared in C, the same text objects most of the time)."""
+        request are measured (their contents are compared in C, the same text objects most of the time), and
+        the running sums are cut back and extended in place."""
         try:
             contents = list(map(_CONTENT, messages))  # (in C: no Python call per message)
         except KeyError:
             contents = [m.get("content", "") for m in messages]
         old, sums = self._sizes
         n = common_prefix(old, contents)
-        tail = contents[n:]
+        tail = contents[n:] if n else contents
         sizes = map(len, tail) if set(map(type, tail)) <= {str} else [  # (texts: measured in C)
             len(c) if c.__class__ is str else len(str(c)) for c in tail]
-        sums = sums[:n] + list(accumulate(sizes, initial=sums[n]))
+        base = sums[n]
+        del sums[n:]
+        sums += accumulate(sizes, initial=base)
         self._sizes = (contents, sums)
         return sums[-1]
 

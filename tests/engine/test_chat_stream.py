@@ -89,3 +89,36 @@ def test_a_stream_extension_registered_mid_stream_gets_the_rest_of_the_deltas(nb
     turn = agent.ask("go")
     assert "".join(seen) == LONG[4 * CHUNK:] and turn.calls[0].response == LONG
     assert agent.extensions.stats.counts["response_stream_chunk"] == -(-len(LONG) // CHUNK)
+
+
+_CHUNK_FILE = '''
+from a0nb.ext import Extension
+
+
+class Collect(Extension):
+    def execute(self, stream_data=None, **kwargs):
+        self.agent.collected.append(stream_data["chunk"])
+'''
+
+
+def test_a_stream_extension_added_between_calls_fires_at_the_next_call(nb: Path) -> None:
+    """The quiet decision is kept per version of the chains: a file or a registration changes it."""
+    agent = Agent(nb, model=[LONG, LONG, LONG, {"content": LONG, "reasoning": "0123456789"}])
+    agent.collected = []  # type: ignore[attr-defined]
+    agent.ask("quiet")
+    assert agent.collected == []  # type: ignore[attr-defined]
+    folder = nb / "extensions" / "response_stream_chunk"
+    folder.mkdir(parents=True)
+    (folder / "_50_collect.py").write_text(_CHUNK_FILE)
+    agent.ask("a file listens")
+    assert "".join(agent.collected) == LONG  # type: ignore[attr-defined]
+    (folder / "_50_collect.py").unlink()
+    agent.collected.clear()  # type: ignore[attr-defined]
+    agent.ask("quiet again")
+    assert agent.collected == []  # type: ignore[attr-defined]
+    seen: list[str] = []
+    agent.register_extension("reasoning_stream", lambda text: seen.append(text), name="thinking")
+    agent.ask("a registration listens")
+    assert seen == ["01234567", "0123456789"]
+    chunks = -(-len(LONG) // CHUNK)
+    assert agent.extensions.stats.counts["response_stream_chunk"] == 4 * chunks

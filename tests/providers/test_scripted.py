@@ -30,3 +30,27 @@ def test_a_bad_delay_names_the_reply(tmp_path: Path) -> None:
     (tmp_path / "r.yaml").write_text("- content: hi\n  delay: soon\n")
     with pytest.raises(ConfigError, match="reply 1 .* delay must be a number"):
         load_script("r.yaml", tmp_path)
+
+
+def test_common_prefix_finds_the_first_difference_anywhere() -> None:
+    """The tail-first search (one comparison up to a little before the end, then item by item, else by halves)
+    gives what a plain scan gives, for lists and tuples, equal-but-new items and differences anywhere."""
+    import random
+
+    from a0nb.providers.base import common_prefix
+
+    def scan(a: list[str], b: list[str]) -> int:
+        i = 0
+        while i < min(len(a), len(b)) and a[i] == b[i]:
+            i += 1
+        return i
+
+    rnd = random.Random(23)
+    for _ in range(3000):
+        old = [f"m{rnd.randint(0, 3)}" for _ in range(rnd.randint(0, 60))]
+        new = old[:rnd.randint(0, len(old))] + [f"m{rnd.randint(0, 3)}" for _ in range(rnd.randint(0, 20))]
+        if new and rnd.random() < 0.4:
+            new[rnd.randrange(len(new))] = "changed"
+        if rnd.random() < 0.3:
+            new = ["".join(list(text)) for text in new]  # equal texts, new objects
+        assert common_prefix(old, new) == common_prefix(tuple(old), new) == scan(old, new)
