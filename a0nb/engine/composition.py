@@ -3,6 +3,7 @@ provenance: system sections (prompt files, extension), history items, extras key
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Sequence
 
 from a0nb.engine.chat_messages import IncrementalMessages, common_prefix
@@ -42,7 +43,7 @@ def extras_text(ld: "LoopData") -> dict[str, Any]:
 
 class Composer:
     """Builds each call's messages and parts, step after step: the unchanged leading history items keep
-    the messages and parts they gave last time (parts are frozen, messages are handed out as fresh dicts),
+    the messages and parts they gave last time (parts are frozen; messages: see IncrementalMessages),
     so a step converts only what is new or changed. One per agent."""
 
     def __init__(self) -> None:
@@ -53,14 +54,17 @@ class Composer:
         self._system: list[tuple[str, tuple[Any, ...], Any, Part]] = []  # per section: (text, sources, origin, part)
         self._system_rule: Any = None  # the token counting rule those parts were counted with
         self._extras: dict[str, list[Any]] = {}  # per extras key: [value, origin, kind, counting rule, part]
+        # the last call's sections (texts, their sources, origins), counting rule, system text and parts
+        self._last_system: tuple[list[str], list[Any], dict[int, Any], Any, str, list[Part]] | None = None
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
         history = list(ld.history_output)
-        prefix = common_prefix(self._items, history)
+        prefix = common_prefix(self._items, history) if self._system_rule is counter.fn else 0  # (counted anew)
         items = history if extras_message is None else [
             *history, OutputItem(False, extras_message, (), "raw", "extras", "extras")]
-        messages = self._messages.convert(items, "\n\n".join(ld.system), prefix)
+        system_text, system_parts = self._system_parts(ld, counter)
+        messages = self._messages.convert(items, system_text, prefix)
         count, index, role = self._marks[prefix - 1] if prefix else (0, 0, "system")
         parts, marks = self._parts[:count], self._marks[:prefix]
         for item in history[prefix:]:
@@ -70,10 +74,17 @@ class Composer:
         tail: list[Part] = []
         if extras_message is not None and extras_message and not extras_message.isspace():
             tail = _extras_parts(ld, extras, index if role == "user" else index + 1, counter, self._extras)
-        return messages, self._system_parts(ld, counter) + parts + tail
+        return messages, system_parts + parts + tail
 
-    def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> list[Part]:
-        """A section equal to last call's (same text, files and extension) keeps its part."""
+    def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> tuple[str, list[Part]]:
+        """The system message's text and the sections' parts; a section equal to last call's (same text,
+        files and extension) keeps its part, and when every one is, the step reuses both (same objects)."""
+        texts, origins = ld.system, ld.system_origin
+        all_sources = list(map(getattr, texts, repeat("sources"), repeat(())))  # (in C)
+        last = self._last_system
+        if last is not None and last[0] == texts and last[1] == all_sources and last[2] == origins \
+                and last[3] is counter.fn:
+            return last[4], last[5]
         old, new = self._system if self._system_rule is counter.fn else [], []
         self._system_rule = counter.fn
         for i, text in enumerate(ld.system):
@@ -83,7 +94,9 @@ class Composer:
                 hit = (text, sources, origin, _system_part(i, text, origin, counter))
             new.append(hit)
         self._system = new
-        return [h[3] for h in new]
+        joined, parts = "\n\n".join(texts), [h[3] for h in new]
+        self._last_system = (list(texts), all_sources, dict(origins), counter.fn, joined, parts)
+        return joined, parts
 
 
 def build(ld: "LoopData", extras_message: str | None, extras: dict[str, Any],

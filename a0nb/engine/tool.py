@@ -123,11 +123,8 @@ class FunctionTool(Tool):
         super().__init__(*args, **kwargs)
         self.fn = fn
         self.calling = _calling(fn)  # (its parameters, takes **kwargs, is a coroutine function)
-
-    @property
-    def code_in_thread(self) -> bool:
-        """A plain function runs in a worker thread, in a copy of the caller's context (tool_timeout needs no task)."""
-        return not self.calling[2]
+        # a plain function runs in a worker thread, in a copy of the caller's context (tool_timeout needs no task)
+        self.code_in_thread = not self.calling[2]
 
     async def execute(self, **kwargs: Any) -> Response:
         params, var_kw, is_async = self.calling
@@ -140,6 +137,8 @@ class FunctionTool(Tool):
             result = await in_daemon_thread(self.fn, call)
             if result.__class__ is not str and inspect.isawaitable(result):  # (in a task: a context of its own,
                 result = await asyncio.ensure_future(result)                 # as the function had)
+        if result.__class__ is str:
+            return Response(message=result)
         if isinstance(result, Response):
             return result
         return Response(message=_to_text(result))

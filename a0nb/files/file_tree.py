@@ -103,9 +103,7 @@ def file_tree(
         return str(root).rstrip("/\\") + "/\n# not a folder"
     tree = _walk(root, max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan, budget)
     if len(_TREES) >= _KEPT:
-        for oldest in _TREES:
-            _TREES.pop(oldest, None)
-            break
+        _TREES.clear()  # (many trees asked for: started again, one atomic step whatever other threads do)
     _TREES[key] = (tree, budget.watch)
     return tree
 

@@ -14,7 +14,7 @@ from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.files.trust_scan import report as report_untrusted
 from a0nb.files.plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
 from a0nb.folder_trust import remembered_file
-from a0nb.resources import bundled_root, user_home
+from a0nb.resources import bundled_root, environ_generation, user_home
 
 T = TypeVar("T")
 
@@ -45,6 +45,7 @@ class Hierarchy:
         # the missing paths kept in it only because their folder was young may be dropped
         self._probe: list[tuple[str, object]] = []
         self._replan_at: int | None = None
+        self._trust_seen = -1  # the environment's generation when A0NB_TRUST last matched the signature
         self._memo: dict[object, object] = {}
         self._listeners: list[weakref.WeakMethod[Callable[[], None]]] = []
         self.plugins: list[Plugin] = []
@@ -145,8 +146,11 @@ class Hierarchy:
 
     def _unchanged(self) -> bool:
         """The per-step check: one stat per path in the plan, stopping at the first change."""
-        if os.environ.get("A0NB_TRUST") != self._signature[1]:  # type: ignore[index]
-            return False
+        generation = environ_generation()  # (one call, not four, while the environment is unchanged)
+        if generation != self._trust_seen:
+            if os.environ.get("A0NB_TRUST") != self._signature[1]:  # type: ignore[index]
+                return False
+            self._trust_seen = generation
         now = time.time_ns() if self._replan_at is not None else 0  # (before the stats: see _plan)
         stat = os.stat
         for path, was in self._probe:

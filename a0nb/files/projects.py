@@ -226,23 +226,47 @@ class ProjectCache:
 
     def __init__(self, diagnostics: Diagnostics, home: Path | None = None) -> None:
         self._diagnostics = diagnostics
-        self._home = home
-        self._entries: dict[Path, tuple[Fingerprint, Project, Diagnostics]] = {}
+        self._home = Path(home).expanduser() if home is not None else None
+        self._entries: dict[Path, tuple[Fingerprint, Project, Diagnostics, bool]] = {}  # (.., whether any)
         self._resolved: dict[Path, tuple[tuple[int, int], Path]] = {}
+        # the folder asked last (the agent asks for its own once a step): (that Path object, home, its name,
+        # (device, inode), the folder it leads to, the names `fingerprint` stats): a hit costs the stats only
+        self._last: tuple[Any, ...] = (None, None)
 
     def get(self, folder: Path) -> Project:
-        folder = self._resolve(folder)
-        home = Path(self._home).expanduser() if self._home is not None else user_home()
-        key = fingerprint(folder, home)  # taken before loading: an edit during the load is seen next time
-        hit = self._entries.get(folder)
+        home = self._home if self._home is not None else user_home()
+        last = self._last
+        if last[0] is folder and last[1] is home:
+            try:
+                st = os.stat(last[2])
+                same = (st.st_dev, st.st_ino) == last[3]
+            except (OSError, ValueError):
+                same = False
+            if same:  # the same path leading to the same folder
+                key = fingerprint(last[4], home, last[5])  # taken before loading: an edit during it is seen next time
+                hit = self._entries.get(last[4])
+                if hit is not None and hit[0] == key:
+                    if hit[3]:
+                        self._diagnostics.extend(hit[2])  # someone may have cleared them since
+                    return hit[1]
+                return self._load(last[4], home, key)
+        resolved = self._resolve(folder)
+        hit_place = self._resolved.get(folder)
+        if hit_place is not None and hit_place[1] is resolved:
+            self._last = (folder, home, os.fspath(folder), hit_place[0], resolved, _fingerprint_names(resolved, home))
+        key = fingerprint(resolved, home)
+        hit = self._entries.get(resolved)
         if hit is not None and hit[0] == key:
             self._diagnostics.extend(hit[2])  # someone may have cleared them since
             return hit[1]
+        return self._load(resolved, home, key)
+
+    def _load(self, folder: Path, home: Path, key: Fingerprint) -> Project:
         local = Diagnostics()
         project = load_project(folder, local, home)
-        self._entries[folder] = (key, project, local)
+        self._entries[folder] = (key, project, local, len(local) > 0)
         self._diagnostics.clear("project")
-        for _, _, diags in self._entries.values():
+        for _, _, diags, _ in self._entries.values():
             self._diagnostics.extend(diags)
         return project
 
@@ -262,17 +286,12 @@ class ProjectCache:
         return hit[1]
 
 
-def fingerprint(folder: Path, home: Path) -> Fingerprint:
-    """(mtime_ns, size) of every file read and the mtime of every folder listed."""
-    names = _names.get((folder, home))
+def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) -> Fingerprint:
+    """(mtime_ns, size) of every file read and the mtime of every folder listed (`names`: the files' names,
+    from `_fingerprint_names`, when the caller keeps them)."""
     if names is None:
-        meta = folder / META
-        paths = (meta, meta / "project.json", meta / "variables.env", meta / "secrets.env", home / "secrets.env",
-                 meta / "instructions")
-        names = _names[(folder, home)] = tuple(str(p) for p in paths)
-        if len(_names) > 256:
-            _names.clear()
-    parts: list[Any] = [str(home), _stat(names[0])]
+        names = _fingerprint_names(folder, home)
+    parts: list[Any] = [names[6], _stat(names[0])]
     if parts[1] is None:  # no .a0proj/: nothing under it exists (one stat, not eight)
         return (*parts, None, None, None, _stat(names[4]), None)
     parts.extend(_stat(name) for name in names[1:])
@@ -282,6 +301,18 @@ def fingerprint(folder: Path, home: Path) -> Fingerprint:
 
 
 _names: dict[tuple[Path, Path], tuple[str, ...]] = {}
+
+
+def _fingerprint_names(folder: Path, home: Path) -> tuple[str, ...]:
+    names = _names.get((folder, home))
+    if names is None:
+        meta = folder / META
+        paths = (meta, meta / "project.json", meta / "variables.env", meta / "secrets.env", home / "secrets.env",
+                 meta / "instructions", home)
+        names = _names[(folder, home)] = tuple(str(p) for p in paths)
+        if len(_names) > 256:
+            _names.clear()
+    return names
 
 
 def _stat(path: Path | str) -> tuple[int, int] | None:

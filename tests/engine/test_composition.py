@@ -93,3 +93,40 @@ def test_unchanged_prefix_is_not_converted_again() -> None:
     messages, parts = composer.build(ld, None, {}, counter)
     assert Counting.reads <= 6  # the new item and the last message it may merge with, not all 101
     assert messages == to_chat_messages(ld.history_output, "S") and len(parts) == 102
+
+
+def test_system_sections_are_reused_only_while_text_sources_origin_and_rule_are_the_same() -> None:
+    """The system message and the section parts are kept from the last call only while every section's
+    text, source files and extension, and the counting rule, are as they were."""
+    class Origin:
+        def __init__(self, name: str) -> None:
+            self.name, self.root_label, self.path = name, "bundled", f"{name}.py"
+
+    class Src:
+        def __init__(self, name: str) -> None:
+            self.name, self.label, self.overrode = name, "bundled", ()
+
+    composer, history = composition.Composer(), [OutputItem(False, "hi", ("m1",), "raw", "topic 1", "user")]
+    one, two = Origin("_10_main_prompt"), Origin("_11_tools_prompt")
+    steps = [
+        (["A", "B"], {0: one, 1: two}, len),
+        (["A", "B"], {0: one, 1: two}, len),  # unchanged: reused
+        (["A", "B2"], {0: one, 1: two}, len),  # a text changed
+        (["A", composition.Section("B2", (Src("tools.md"),))], {0: one, 1: two}, len),  # its sources changed
+        (["A", composition.Section("B2", (Src("tools.md"),))], {0: one, 1: one}, len),  # its extension changed
+        (["A", composition.Section("B2", (Src("tools.md"),))], {0: one, 1: one}, lambda t: 2 * len(t)),  # rule
+        (["A", composition.Section("B2", (Src("other.md"),))], {0: one, 1: one}, lambda t: 2 * len(t)),
+    ]
+    rules: dict[int, TokenCounter] = {}
+    made: list[tuple[Any, ...]] = []
+    for system, origins, fn in steps:
+        counter = rules.setdefault(id(fn), TokenCounter(fn=fn))
+        ld = LoopData(system=list(system), history_output=list(history))
+        ld.system_origin = dict(origins)
+        got = composer.build(ld, None, {}, counter)
+        assert got == composition.build(ld, None, {}, counter)
+        made.append((got[0][0]["content"], *got[1][:2]))
+        got[0][0]["content"] = "edited by a caller"  # the caller's message, not the kept text
+        got[1].clear()
+    assert all(a is b for a, b in zip(made[0], made[1]))  # the unchanged step: the same text and parts
+    assert all(made[i][2] is not made[i + 1][2] for i in range(1, len(made) - 1))  # each change: a new part

@@ -126,3 +126,22 @@ def test_bundled_plugins_are_part_of_the_installation_and_not_watched(nb: Path, 
     shipped = [p.path for p in h.plugins if p.source == "bundled"]
     assert shipped
     assert not [w for w in h._watch or [] if any(w.startswith(str(p)) for p in shipped)]
+
+
+def test_a0nb_trust_changed_in_the_environment_is_seen_at_the_next_refresh(nb: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment is compared once a refresh (its generation); A0NB_TRUST is read again when it changed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    _age(nb, home)
+    monkeypatch.delenv("A0NB_TRUST", raising=False)
+    h = Hierarchy(nb, home=home, entry_points=False)
+    assert h.refresh() is False and h.refresh() is False
+    monkeypatch.setenv("UNRELATED_VARIABLE", "1")  # another variable: the check reads A0NB_TRUST, still equal
+    assert h.refresh() is False
+    generation = h.generation
+    monkeypatch.setenv("A0NB_TRUST", str(nb))
+    assert h.refresh() is True and h.generation == generation + 1
+    assert h.refresh() is False
+    monkeypatch.delenv("A0NB_TRUST")
+    assert h.refresh() is True

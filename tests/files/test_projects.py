@@ -251,3 +251,25 @@ def test_cache_keeps_project_diagnostics_in_step(nb: Path, home: Path) -> None:
 def test_cache_accepts_equivalent_paths(nb: Path, home: Path) -> None:
     cache = ProjectCache(Diagnostics(), home)
     assert cache.get(nb) is cache.get(nb / "." / ".." / nb.name)
+
+
+def test_cache_follows_the_home_the_environment_names(nb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a home of its own the cache asks the environment at every get: a new A0NB_HOME is read at once."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(one / "secrets.env", "A=1")
+    write(two / "secrets.env", "B=1")
+    monkeypatch.setenv("A0NB_HOME", str(one))
+    cache = ProjectCache(Diagnostics())
+    assert cache.get(nb).secrets_files == (one / "secrets.env",)
+    assert cache.get(nb).secrets_files == (one / "secrets.env",)
+    monkeypatch.setenv("A0NB_HOME", str(two))
+    assert cache.get(nb).secrets_files == (two / "secrets.env",)
+
+
+def test_cache_sees_the_folder_replaced_at_the_same_path(nb: Path, home: Path, tmp_path: Path) -> None:
+    write(nb / ".a0proj" / "project.json", '{"title": "first"}')
+    cache = ProjectCache(Diagnostics(), home)
+    assert cache.get(nb).title == "first" and cache.get(nb).title == "first"
+    nb.rename(tmp_path / "old")
+    write(nb / ".a0proj" / "project.json", '{"title": "other"}')
+    assert cache.get(nb).title == "other"

@@ -26,9 +26,9 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
     names = _NAMES.get(key)
     if names is None:
         meta = workdir / ".a0proj"
+        if len(_NAMES) >= _KEPT:
+            _NAMES.clear()  # (an unusual process: started again)
         names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True), (base / "memory" / "default", False))
-        if len(_NAMES) > _KEPT:
-            _NAMES.pop(next(iter(_NAMES)))
     try:
         st = os.stat(names[0])
     except FileNotFoundError:
@@ -46,7 +46,7 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
     own = isinstance(data, dict) and data.get("memory") in PROJECT_MODES
     if stamp is not None and time.time_ns() - max(stamp[2], stamp[3]) >= RACY_NS:  # else it may change unseen
         if len(_MODES) >= _KEPT:
-            _MODES.pop(next(iter(_MODES)), None)
+            _MODES.clear()
         _MODES[names[0]] = (stamp, own)
     return names[1] if own else names[2]
 
