@@ -294,7 +294,7 @@ def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) 
     parts: list[Any] = [names[6], _stat(names[0])]
     if parts[1] is None:  # no .a0proj/: nothing under it exists (one stat, not eight)
         return (*parts, None, None, None, _stat(names[4]), None)
-    parts.extend(_stat(name) for name in names[1:])
+    parts.extend(_stat(name) for name in names[1:6])  # (names[6] is home's own name)
     parts.extend(_entry_stats(folder / META / "instructions"))
     parts.extend(_folder_stats(folder / META / "knowledge"))
     return tuple(parts)

@@ -273,3 +273,11 @@ def test_cache_sees_the_folder_replaced_at_the_same_path(nb: Path, home: Path, t
     nb.rename(tmp_path / "old")
     write(nb / ".a0proj" / "project.json", '{"title": "other"}')
     assert cache.get(nb).title == "other"
+
+
+def test_cache_keeps_the_project_when_only_home_s_other_files_change(nb: Path, home: Path) -> None:
+    write(nb / ".a0proj" / "project.json", '{"title": "kept"}')
+    cache = ProjectCache(Diagnostics(), home)
+    first = cache.get(nb)
+    write(home / "traces" / "t.jsonl", "{}")  # home's own folder changes; none of the project's files do
+    assert cache.get(nb) is first
