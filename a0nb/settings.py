@@ -9,9 +9,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
-import yaml
-
-from a0nb import safe_yaml
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import ConfigError
 from a0nb.folder_trust import GUARDED_SETTINGS, is_trusted
@@ -121,6 +118,8 @@ def from_file(path: Path, diagnostics: Diagnostics, *, model_config: bool = Fals
     """A settings file's known settings (`model_config`: the raw mapping of a `_model_config` config.json)."""
     if not path.is_file():
         return {}
+    import yaml  # (here: `%load_ext` imports this module, and reads no file)
+    from a0nb import safe_yaml
     try:
         text = path.read_text(encoding="utf-8")
         data = json.loads(text) if path.suffix == ".json" else safe_yaml.load(text)
@@ -252,6 +251,7 @@ def presets(workdir: Path, home: Path | None, diagnostics: Diagnostics) -> dict[
     for path in preset_files(workdir, home):
         if not path.is_file():
             continue
+        import yaml
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
         except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:

@@ -149,6 +149,20 @@ def bench_chunks() -> None:
 # ---------------------------------------------------------------- 3. litellm direct vs complete()
 
 
+def _quiesce() -> None:
+    """Wait (at most 1 s) until litellm's logging executor holds no queued or running task, then collect garbage."""
+    import gc
+    try:
+        from litellm.litellm_core_utils.thread_pool_executor import executor
+        slots, cap = executor._pending_slots, executor._max_pending_tasks  # (private: a bench may peek)
+    except (ImportError, AttributeError):
+        slots = cap = None
+    deadline = time.monotonic() + 1.0
+    while slots is not None and slots._value < cap and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    gc.collect()
+
+
 def bench_overhead() -> None:
     litellm = _litellm()
     msgs = messages(0)
@@ -182,10 +196,16 @@ def bench_overhead() -> None:
     for fn in runs.values():  # warm-up: litellm's lazy imports on first call
         fn()
     times: dict[str, list[float]] = {k: [] for k in runs}
-    for _ in range(REPEATS):
-        for label, fn in runs.items():  # interleaved A/B/C
+    labels = list(runs)
+    for r in range(REPEATS):
+        # interleaved, each round in another order (A/B/C, B/C/A, C/A/B), and each sample starts quiet: the
+        # non-streamed litellm.completion leaves success handlers queued on litellm's logging thread, and every
+        # variant leaves garbage for the collector; with a fixed order that work ran inside the next variant's
+        # timing, always the same one (the drained stream after the non-streamed call, a0nb after the stream)
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            _quiesce()
             t0 = time.perf_counter()
-            fn()
+            runs[label]()
             times[label].append((time.perf_counter() - t0) / CALLS)
     print(f"(per call; each sample is the mean of {CALLS} calls in one event loop)")
     for label, values in times.items():

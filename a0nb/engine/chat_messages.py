@@ -77,9 +77,12 @@ class IncrementalMessages:
         self._starts: list[int] = []  # index of the first item of each message
         self._kept = 0  # how many leading messages the last update left as they were
 
-    def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None) -> list[dict[str, Any]]:
+    def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None,
+                extra: OutputItem | None = None) -> list[dict[str, Any]]:
+        """The messages of `items` (then `extra`, if given: as if it ended `items`); `prefix`: how many leading
+        items are as they were at the last call (found here when not given)."""
         try:
-            done = self._update(items, prefix)
+            done = self._update(items, prefix, extra)
             handed = self._handed
             del handed[self._kept:]
             if handed != (done if len(done) == len(handed) else done[:len(handed)]):  # a caller edited its copy
@@ -94,7 +97,7 @@ class IncrementalMessages:
         result += handed
         return result
 
-    def _update(self, items: Sequence[OutputItem], prefix: int | None) -> list[dict[str, Any]]:
+    def _update(self, items: Sequence[OutputItem], prefix: int | None, extra: OutputItem | None) -> list[dict[str, Any]]:
         p = common_prefix(self._items, items) if prefix is None else prefix
         k = bisect_left(self._starts, p)  # messages that began inside the unchanged prefix
         keep = max(0, k - 1)  # the last of them may still merge with what follows
@@ -103,16 +106,19 @@ class IncrementalMessages:
         del done[keep:], starts[keep:]
         self._kept = keep
         last_role = done[-1]["role"] if done else None
-        for i in range(start, len(items)):  # only the items new or changed since the last call
-            content = items[i].content
+        new = items[start:] if extra is None else [*items[start:], extra]
+        for i, item in enumerate(new, start):  # only the items new or changed since the last call
+            content = item.content
             if not content or (content.__class__ is str and content.isspace()):
                 continue
-            role = "assistant" if items[i].ai else "user"
+            role = "assistant" if item.ai else "user"
             if role == last_role:
                 done[-1] = {"role": role, "content": _merge(done[-1]["content"], content)}
             else:
                 done.append({"role": role, "content": content})
                 starts.append(i)
                 last_role = role
-        self._items = list(items)
+        # (a caller that gives `prefix` keeps its `items` as they are: held, not copied; the extra left out
+        # only makes a later search for the unchanged prefix stop before it, where it is converted anew)
+        self._items = items if prefix is not None and items.__class__ is list else list(items)  # type: ignore[assignment]
         return done

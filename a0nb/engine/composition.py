@@ -61,16 +61,17 @@ class Composer:
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
         history = list(ld.history_output)
         prefix = common_prefix(self._items, history) if self._system_rule is counter.fn else 0  # (counted anew)
-        items = history if extras_message is None else [
-            *history, OutputItem(False, extras_message, (), "raw", "extras", "extras")]
+        extra = None if extras_message is None else OutputItem(False, extras_message, (), "raw", "extras", "extras")
         system_text, system_parts = self._system_parts(ld, counter)
-        messages = self._messages.convert(items, system_text, prefix)
+        messages = self._messages.convert(history, system_text, prefix, extra)
         count, index, role = self._marks[prefix - 1] if prefix else (0, 0, "system")
-        parts, marks = self._parts[:count], self._marks[:prefix]
+        parts, marks = self._parts, self._marks
+        del parts[count:], marks[prefix:]  # (kept in place: a step adds only what is new)
+        self._items = []  # (until the parts below are all made)
         for item in history[prefix:]:
             index, role = _add_item_parts(ld, item, index, role, extras, counter, parts)
             marks.append((len(parts), index, role))
-        self._items, self._parts, self._marks = history, parts, marks
+        self._items = history
         tail: list[Part] = []
         if extras_message is not None and extras_message and not extras_message.isspace():
             tail = _extras_parts(ld, extras, index if role == "user" else index + 1, counter, self._extras)

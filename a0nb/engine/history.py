@@ -147,6 +147,17 @@ def _extend(memo: _Memo | None, key: Any, messages: list[Message], edits: int) -
     return _Memo(key, [], [], edits), messages
 
 
+_LABELS: list[list[str]] = [[]]  # "topic 1", "topic 2", ...: made once (replaced whole, never edited)
+
+
+def _labels(n: int) -> list[str]:
+    """The labels of the first `n` topics."""
+    labels = _LABELS[0]
+    if len(labels) < n:
+        labels = _LABELS[0] = [f"topic {i}" for i in range(1, 2 * n + 1)]
+    return labels[:n]
+
+
 def _summary_tokens(record: Topic | Bulk, counter: TokenCounter) -> int:
     memo = record._tok
     if memo.__class__ is tuple and memo[0] is counter.fn and memo[1] is record.summary:
@@ -281,12 +292,14 @@ class History:
         """The items the model sees, from each topic's cached items: a message is converted only when it is
         new or changed. Images are expensive: only the newest `max_embeds` stay (all when <= 0), none
         without vision."""
-        out, images = HistoryOutput(), []
+        out, images, edits, topics = HistoryOutput(), [], _EDITS[0], self.topics
         for i, b in enumerate(self.bulks, 1):
             list.append(out, _bulk_item(b, f"bulk {i}"))
-        wheres = [f"topic {i}" for i in range(1, len(self.topics) + 1)] + ["current topic"]
-        for topic, where in zip([*self.topics, self.current], wheres):
-            memo = _topic_items(topic, where)
+        for topic, where in zip([*topics, self.current], [*_labels(len(topics)), "current topic"]):
+            memo = topic._out  # (the usual topic, unchanged since its items were made: no call)
+            if memo.__class__ is not _Memo or memo.edits != edits or memo.key != where or topic.summary is not None \
+                    or memo.msgs != topic.messages:
+                memo = _topic_items(topic, where)
             if memo.images:
                 images += [len(out) + i for i in memo.images]
             list.extend(out, memo.items)
@@ -304,8 +317,16 @@ class History:
 
     def tokens(self, counter: TokenCounter | None = None) -> int:
         counter = counter or self.counter
-        return (sum(b.tokens(counter) for b in self.bulks) + sum(t.tokens(counter) for t in self.topics)
-                + self.current.tokens(counter))
+        fn, edits = counter.fn, _EDITS[0]
+        total = sum([b.tokens(counter) for b in self.bulks]) if self.bulks else 0
+        for t in self.topics:
+            memo = t._tok  # (the usual closed topic, unchanged since it was counted: no call)
+            if memo.__class__ is _Memo and memo.edits == edits and memo.key is fn and t.summary is None \
+                    and memo.msgs == t.messages:
+                total += memo.total
+            else:
+                total += t.tokens(counter)
+        return total + self.current.tokens(counter)
 
     def copy(self) -> History:
         return History([_copy_bulk(b) for b in self.bulks], [_copy_topic(t) for t in self.topics],

@@ -25,19 +25,23 @@ __all__ = ["RecordStore", "share_unchanged", "Shared", "Spill", "SPILLED_FIELDS"
 SPILLED_FIELDS = ("messages", "parts")  # the fields that grow with the history; the rest stays in memory
 
 
-def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
+def share_unchanged(previous: CallRecord | None, record: CallRecord) -> int | None:
     """Make `record` hold the previous record's message dicts and parts wherever they are equal (the
     unchanged history and system prompt of a step), so a step adds only what is new; every other message
     becomes a copy of its own (what the caller was handed may be handed out again at the next call, and an
     edit then must not reach this record). Values are unchanged: every record still holds its whole input,
-    only duplicates are merged."""
+    only duplicates are merged. Returns how many leading messages it now holds as the previous record's
+    objects (None when it could not share, or the system message changed)."""
     new = record.messages = list(record.messages)  # its own list: the caller keeps the one it was handed
     if previous is None or previous is record or "messages" not in previous.__dict__:
         new[:] = map(fresh_message, new)
-        return
+        return None
     old = previous.messages
     n = min(len(old), len(new))
-    equal = common_prefix(old[1:n], new[1:n]) + 1  # (list comparisons in C; the system message is index 0)
+    equal = common_prefix(old, new)  # (list comparisons in C)
+    shared: int | None = equal
+    if equal == 0 and n:  # the system message (index 0) changed: the history after it may not have
+        equal, shared = common_prefix(old[1:n], new[1:n]) + 1, None
     new[1:equal] = old[1:equal]
     for i in [0, *range(equal, len(new))]:  # the system message, and after the first change: the few left
         if i < n and (old[i] is new[i] or old[i] == new[i]):
@@ -50,13 +54,14 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> None:
     head, tail = _end_counts(parts)
     olds = _ends(previous.parts)
     if len(olds) == head + tail and all(map(is_, olds, [*parts[:head], *parts[len(parts) - tail:]])):
-        return  # the usual step: the composer kept every end part (one object already)
+        return shared  # the usual step: the composer kept every end part (one object already)
     by_key = {(p.kind, p.label): p for p in olds}
     for i in [*range(head), *range(len(parts) - tail, len(parts))]:
         part = parts[i]
         same = by_key.get((part.kind, part.label))
         if same is not None and same is not part and same == part:
             parts[i] = same
+    return shared
 
 
 def _end_counts(parts: list[Part]) -> tuple[int, int]:
@@ -169,12 +174,15 @@ class Shared:
         self._cached = cached
         self._lock = threading.Lock()
 
-    def hold(self, record: CallRecord, base: CallRecord, base_fields: dict[str, Any]) -> None:
-        """Hold `record`'s messages and parts as `base`'s (given whole as `base_fields`) plus what changed."""
+    def hold(self, record: CallRecord, base: CallRecord, base_fields: dict[str, Any], shared: int | None = None) -> None:
+        """Hold `record`'s messages and parts as `base`'s (given whole as `base_fields`) plus what changed;
+        `shared`: how many leading messages `record` holds as `base`'s objects (share_unchanged's answer)."""
         d = record.__dict__
         if "messages" not in d or "parts" not in d or "_fields_from" in d:
             return
-        key = (base, _reference(base_fields["messages"], d["messages"]), _reference(base_fields["parts"], d["parts"]))
+        messages = d["messages"]
+        key = (base, _reference(base_fields["messages"], messages) if shared is None else ([], shared, messages[shared:]),
+               _reference(base_fields["parts"], d["parts"]))
         del d["messages"], d["parts"]
         d["_fields_from"] = (self, key)
 
@@ -210,6 +218,7 @@ class RecordStore:
         self.spill: Spill | None = None
         self.shared = Shared()
         self._before: tuple[CallRecord, dict[str, Any]] | None = None  # the record before `previous`, whole
+        self._shared: int | None = None  # how many leading messages `previous` holds as `_before`'s objects
         self._automatic: Spill | None = None  # the spill the record_keep setting started
         self._finished = 0
 
@@ -235,14 +244,15 @@ class RecordStore:
                 self.spill.stop()
                 self.spill = None
         previous = self.previous
-        share_unchanged(previous, record)
+        shared = share_unchanged(previous, record)
         if previous is not None and "messages" in previous.__dict__ and "parts" in previous.__dict__:
             whole = {"messages": previous.messages, "parts": previous.parts}
             # `previous` is settled now (nothing later is compared with its lists but through `whole`)
             # (records that will be spilled stay whole until then: writing one never reads another back)
             if self._before is not None and self._finished % self.shared.every and self.spill is None:
-                self.shared.hold(previous, *self._before)
+                self.shared.hold(previous, *self._before, self._shared)
             self._before = (previous, whole)
+        self._shared = shared  # (between `previous` and `record`: the next finish holds `record` with it)
         self._finished += 1
         self.previous = record
         if self.spill is not None:
@@ -251,6 +261,6 @@ class RecordStore:
     def clear(self) -> None:
         """The agent forgot its records (reset): nothing older is shared with or spilled any more."""
         self.previous = None
-        self._before = None
+        self._before = self._shared = None
         if self.spill is not None:
             self.spill.stop()

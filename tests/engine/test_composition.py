@@ -75,6 +75,22 @@ def test_incremental_messages_match_to_chat_messages(chunks: list[list[OutputIte
         assert inc.convert(history[::-1], None) == to_chat_messages(history[::-1])
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.lists(items(), max_size=4), st.integers(0, 3), st.one_of(st.none(), items()),
+                          st.booleans()), min_size=1, max_size=6))
+def test_incremental_messages_with_an_extra_item_and_a_given_prefix(steps: list[Any]) -> None:
+    """`extra` converts as if it ended the items; a given prefix (the composer's) or none gives the same."""
+    inc, history, last = IncrementalMessages(), [], []
+    for chunk, drop, extra, give in steps:
+        history = history[:max(0, len(history) - drop)] + chunk
+        prefix = next((i for i, (a, b) in enumerate(zip(last, history)) if a is not b), min(len(last), len(history)))
+        got = inc.convert(history, "SYS", prefix if give else None, extra)
+        assert got == to_chat_messages(history + ([extra] if extra is not None else []), "SYS")
+        for message in got:
+            message["content"] = "edited by a caller"
+        last = history
+
+
 def test_unchanged_prefix_is_not_converted_again() -> None:
     class Counting(OutputItem):  # counts reads of `content`: a converted item is read once
         reads = 0

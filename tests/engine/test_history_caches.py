@@ -96,6 +96,33 @@ def test_a_dict_content_text_is_kept_until_the_content_is_assigned_again() -> No
     assert_like_fresh(h)
 
 
+def test_closed_topics_are_reused_until_their_messages_or_summary_change() -> None:
+    h = History(counter=TokenCounter(fn=quarter))
+    for t in range(30):
+        h.add(False, f"question {t}", "user")
+        h.add(True, f"answer {t} " * (t + 1), "ai")
+        h.new_topic()
+    h.add(False, "now", "user")
+    h.output(), h.tokens()
+    assert_like_fresh(h)
+    old = h.topics[3]
+    old.messages.append(Message("x1", True, "appended to an old topic, no field assigned", "ai"))
+    assert_like_fresh(h)
+    del h.topics[5].messages[0]  # (a list edit: no message changed)
+    assert_like_fresh(h)
+    h.topics[7].messages[1] = Message("x2", True, "replaced", "ai")
+    assert_like_fresh(h)
+    h.topics[9].summary = "topic nine, summarised"
+    assert_like_fresh(h)
+    assert any(i.content == "topic nine, summarised" for i in h.output())
+    h.topics[9].summary = None
+    h.topics[2].messages[0].content = "edited"  # a field assigned: every cache looks at its stamps
+    assert_like_fresh(h)
+    del h.topics[0]
+    assert_like_fresh(h)
+    assert h.output()[0].where == "topic 1"
+
+
 def test_replaced_removed_and_reordered_messages_are_seen() -> None:
     h = long_history()
     h.output(), h.tokens()

@@ -92,6 +92,25 @@ def test_edits_to_handed_out_messages_at_any_later_step_reach_no_record(tmp_path
         assert all("edited later" not in str(m) for m in record.messages)
 
 
+def test_records_equal_their_state_when_the_system_prompt_changes_at_some_steps(tmp_path: Path) -> None:
+    agent, made = _agent(tmp_path)
+    seen: list[int] = []
+
+    def system(system_prompt: list[str], **kwargs: Any) -> None:  # changes at every third step
+        seen.append(1)
+        system_prompt.append(f"phase {len(seen) // 3}")
+
+    agent.register_extension("system_prompt", system, name="phase")
+    agent.ask("first")
+    agent.ask("second")
+    records = agent.models.records
+    assert len({r.messages[0]["content"] for r in records}) > 2
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+    a, b = records[-2], records[-1]
+    assert all(x is y for x, y in zip(a.messages[1:-1], b.messages[1:-1]))
+
+
 def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
     agent, made = _agent(tmp_path)
     trace = tmp_path / "trace" / "calls.jsonl"

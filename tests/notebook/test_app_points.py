@@ -194,3 +194,15 @@ def test_the_pip_plugin_answer_is_read_again_once_a_sys_path_folder_changes(
     assert cached[str(site)] == [site.stat().st_mtime_ns, False]
     _pip_plugin(site)  # pip installs a plugin: a new dist-info folder, so the folder's mtime moves
     assert pip_plugins() is True
+
+
+def test_load_ext_in_a_folder_without_application_point_extensions_stays_light(folder: Path) -> None:
+    """`%load_ext` imports neither the files layer (hierarchy, plugins, importlib.metadata) nor yaml or asyncio."""
+    import subprocess
+    import sys
+    code = ("from IPython.core.interactiveshell import InteractiveShell; import sys\n"
+            "InteractiveShell.instance().run_line_magic('load_ext', 'a0nb')\n"
+            "heavy = ('a0nb.files.hierarchy', 'a0nb.files.extensions', 'importlib.metadata', 'yaml', 'asyncio')\n"
+            "print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=folder, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
