@@ -13,11 +13,17 @@ class ThinkTags(ProviderExtension):
             return deltas
         splitter = state.get("think_splitter")
         if splitter is None:
+            opening = response.lstrip()
+            if opening and opening[0] != "<":  # the reply opens with text, not a tag: nothing to split, ever
+                state["think_passing"] = True
+                return deltas
             splitter = state["think_splitter"] = ThinkSplitter()
         moved, response = splitter.feed(response)
         return reasoning + moved, response
 
     def passes_through(self, state):
+        if "think_passing" in state:
+            return True
         splitter = state.get("think_splitter")
         return splitter is not None and splitter.passing
 

@@ -49,6 +49,7 @@ class ModelCalls:
         # the streamed reply and the tool request the stream watch found in it (see take_parsed)
         self.parsed: tuple[str, ToolRequest] | None = None
         self.stream_plan: tuple[int, bool, bool] | None = None  # (Extensions.version, live, quiet): see LoopSink
+        self._provider_exts: tuple[Any, int, list[LoadedExtension]] | None = None  # (hierarchy, generation, list)
         # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
         self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
 
@@ -117,8 +118,13 @@ class ModelCalls:
         return discover_providers(self.host.hierarchy, self.host.loader, shared.lattice)
 
     def provider_extensions(self) -> list[LoadedExtension]:
-        """Provider extensions from the `providers/` folders of every root (same file name: higher root wins)."""
-        return discover_provider_extensions(self.host.hierarchy, self.host.loader)
+        """Provider extensions from the `providers/` folders of every root (same file name: higher root wins);
+        the hierarchy's list, looked up again when it changed (its generation: a file added, edited, removed)."""
+        hierarchy, cached = self.host.hierarchy, self._provider_exts
+        if cached is None or cached[0] is not hierarchy or cached[1] != hierarchy.generation:
+            found = discover_provider_extensions(hierarchy, self.host.loader)
+            cached = self._provider_exts = (hierarchy, hierarchy.generation, found)
+        return cached[2]
 
     def lattice_features(self) -> list[Any]:
         """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""

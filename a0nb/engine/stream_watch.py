@@ -69,9 +69,9 @@ class LoopSink:
             host.checkpoint(self.ld)
         self.calls.streamed = full
         watch = self.watch
-        # only a `{` or `[` (before the object) or a `}` changes what the watch finds; the live parse wants all
-        snapshot = watch.feed(full) if watch.live or "}" in delta or watch.start < 0 and (
-            "{" in delta or "[" in delta) else None
+        # only a `}` can close the object (the watch looks for `{` and `[` from where it was last fed, skipped
+        # deltas included); the live parse wants every delta
+        snapshot = watch.feed(full) if watch.live or "}" in delta else None
         if self.quiet == self.extensions.version:
             self.response_skipped += 1
             return snapshot

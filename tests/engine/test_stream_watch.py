@@ -2,14 +2,19 @@
 delta, with the same text) and the same partial value as re-parsing the whole reply on every delta."""
 from __future__ import annotations
 
+import asyncio
 import json
+import tempfile
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request
-from a0nb.engine.stream_watch import STRICT_LIMIT, ReplyWatch
+from a0nb import Agent
+from a0nb.engine.loop_data import LoopData
+from a0nb.engine.stream_watch import STRICT_LIMIT, LoopSink, ReplyWatch
 from a0nb.testing import answer, tool_reply
 
 
@@ -60,6 +65,33 @@ def test_watch_matches_reparsing_every_prefix(pieces: list[str], cuts: list[int]
 @settings(max_examples=400)
 def test_watch_matches_reparsing_on_noise(text: str, cuts: list[int]) -> None:
     _check('{"tool_name": "t", ' + text, [c + 19 for c in cuts])
+
+
+_QUIET = tempfile.mkdtemp(prefix="a0nb-sink-")  # (one notebook folder for every example: nothing is written)
+
+
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=5), st.lists(st.integers(0, 400), max_size=12))
+@settings(max_examples=200, deadline=None)
+def test_the_loop_sink_feeds_the_watch_only_at_a_closing_brace_yet_stops_where_reparsing_does(
+        pieces: list[str], cuts: list[int]) -> None:
+    """The chat call's sink (no stream extensions: quiet, not live) feeds the watch only the deltas with a `}`."""
+    text = "".join(pieces)
+    bounds = sorted(set(c for c in cuts if 0 < c < len(text))) + [len(text)]
+    prefixes = [text[:b] for b in bounds]
+    sink = LoopSink(Agent(Path(_QUIET), model=["x"]).models, LoopData())
+    assert sink.quiet >= 0 and not sink.watch.live
+
+    async def stream() -> list[str | None]:
+        got, before = [], ""
+        for prefix in prefixes:
+            got.append(await sink.response(prefix[len(before):], prefix))
+            before = prefix
+            if got[-1] is not None:
+                break
+        return got
+
+    got = asyncio.run(stream())
+    assert got == _reference(prefixes)[:len(got)]
 
 
 def test_long_and_deep_objects_still_close_where_dirty_json_says() -> None:

@@ -104,3 +104,12 @@ def test_an_extension_that_decides_per_request_is_asked_every_request_and_folds_
     assert record.provider_extensions == [THINK, "_50_upper.Upper"]
     assert turn.text == "Quiet words here" and record.response == reply.replace("q", "Q")
     assert record.usage["folded"] == -(-len(reply) // 8)
+
+
+def test_a_reply_that_opens_with_text_is_never_split_and_blank_first_chunks_still_wait_for_a_tag() -> None:
+    text = _run(_Pieces(["Hello ", "<think>not reasoning</think>", " bye"]))
+    assert text.content == "Hello <think>not reasoning</think> bye" and text.reasoning == ""
+    blank = _run(_Pieces(["\n  ", " <rea", "soning>why</reasoning>", "answer"]))
+    assert blank.content == "answer" and blank.reasoning == "why"
+    pipeline = CallPipeline(_Pieces([]), ModelConfig(spec="x"), bundled_provider_extensions())
+    assert pipeline.chunk("{") == ("", "{") and not pipeline.chunking  # out of the chunk loop at once
