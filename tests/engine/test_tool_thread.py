@@ -199,3 +199,19 @@ def test_run_limited_counts_the_first_step_and_needs_no_timer_for_a_finished_one
         return out
 
     assert asyncio.run(scenario()) == ["done", ["a", "b"], True]
+
+
+def test_a_call_that_needs_the_event_loop_is_not_held_up(nb: Path) -> None:
+    """The loop thread's short wait for a result must not deadlock a function that waits on the loop."""
+    import asyncio
+
+    def uses_loop(agent: object = None) -> str:
+        loop = agent.shared.bridge.loop  # type: ignore[attr-defined]
+        return str(asyncio.run_coroutine_threadsafe(asyncio.sleep(0, "from the loop"), loop).result(5))
+
+    agent = Agent(nb, model=[tool_reply("uses_loop"), answer("done")], settings={"tool_timeout": 10})
+    agent.register_tool(uses_loop)
+    started = time.monotonic()
+    assert agent.ask("go").text == "done"
+    assert [r.tool_result for r in agent.calls if r.tool_result][0] == "from the loop"
+    assert time.monotonic() - started < 5
