@@ -117,9 +117,9 @@ class ProjectState:
 
     def secrets(self, workdir: Path, key_envs: Iterable[str | None] = ()) -> Secrets:
         """`secrets.env` values (`$A0NB_HOME`'s, then the project's), plus every credential in the environment
-        and the folder's `.env` (masked only). Asked many times a step, so every source is checked on every
-        call, cheaply (`environ_generation`: one dict comparison; a stat per file), and read again only when
-        it changed: a credential that appears mid-step is masked from the next masking on."""
+        and the folder's `.env` (masked only). Every source is checked on every call, cheaply
+        (`environ_generation`: one dict comparison; a stat per file), and read again only when it changed; in a
+        turn the Agent calls this once a step and once after each tool (see the class)."""
         env = environ_generation()  # taken before anything is read: a change during the read is seen next time
         project, seen = self.project(workdir), self._files
         if not seen or seen[0] is not workdir or seen[1] is not project or seen[2] != env:

@@ -49,18 +49,22 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> int | No
         elif i < len(new):
             new[i] = fresh_message(new[i])
     # system parts lead a call's parts and extras end them; the history parts between are the composer's
-    # own (one object per unchanged item already), so only the two ends are looked at
-    parts = record.parts
+    # own (one object per unchanged item already), so only the two ends are looked at: the system parts
+    # when they are not the same objects already, the extras parts when they are at the same message (a
+    # step that added history moved them all: none can be equal)
+    parts, olds = record.parts, previous.parts
     head, tail = _end_counts(parts)
-    olds = _ends(previous.parts)
-    if len(olds) == head + tail and all(map(is_, olds, [*parts[:head], *parts[len(parts) - tail:]])):
-        return shared  # the usual step: the composer kept every end part (one object already)
-    by_key = {(p.kind, p.label): p for p in olds}
-    for i in [*range(head), *range(len(parts) - tail, len(parts))]:
-        part = parts[i]
-        same = by_key.get((part.kind, part.label))
-        if same is not None and same is not part and same == part:
-            parts[i] = same
+    old_head, old_tail = _end_counts(olds)
+    todo = [] if head == old_head and all(map(is_, parts[:head], olds[:head])) else [*range(head)]
+    if tail and old_tail and parts[-1].message_index == olds[-1].message_index:
+        todo += range(len(parts) - tail, len(parts))
+    if todo:
+        by_key = {(p.kind, p.label): p for p in [*olds[:old_head], *olds[len(olds) - old_tail:]]}
+        for i in todo:
+            part = parts[i]
+            same = by_key.get((part.kind, part.label))
+            if same is not None and same is not part and same == part:
+                parts[i] = same
     return shared
 
 
@@ -74,11 +78,6 @@ def _end_counts(parts: list[Part]) -> tuple[int, int]:
     while tail > head and parts[tail - 1].kind == "extras":
         tail -= 1
     return head, n - tail
-
-
-def _ends(parts: list[Part]) -> list[Part]:
-    head, tail = _end_counts(parts)
-    return [*parts[:head], *parts[len(parts) - tail:]]
 
 
 class Spill:

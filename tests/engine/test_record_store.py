@@ -111,6 +111,21 @@ def test_records_equal_their_state_when_the_system_prompt_changes_at_some_steps(
     assert all(x is y for x, y in zip(a.messages[1:-1], b.messages[1:-1]))
 
 
+def test_masked_parts_equal_to_the_last_records_are_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "tok-Shared-9921zz"
+    monkeypatch.setenv("ACME_API_KEY", token)
+    agent, made = _agent(tmp_path, asks=1)
+    agent.register_extension("system_prompt", lambda system_prompt, **kw: system_prompt.append(f"key {token}"),
+                             name="leaky")
+    agent.ask("go")
+    records = agent.models.records
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+        assert token not in json.dumps(record.to_dict())
+    leaky = [next(p for p in r.parts if p.kind == "system" and p.extension == "leaky") for r in records]
+    assert all(p is leaky[0] for p in leaky)  # masked afresh at each step, held once
+
+
 def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
     agent, made = _agent(tmp_path)
     trace = tmp_path / "trace" / "calls.jsonl"
