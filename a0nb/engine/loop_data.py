@@ -34,10 +34,17 @@ class LoopData:
     no_progress: int = 0
     ctx_retried: bool = False  # one compaction-and-retry per monologue after a context-window error
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "history_output" and value.__class__ is not HistoryOutput:
-            value = HistoryOutput(value)  # Agent Zero's dicts, assigned or appended later, become items
-        object.__setattr__(self, name, value)
+
+
+class _ToItems:
+    """`LoopData.history_output` on assignment: Agent Zero's dicts, assigned or appended later, become items.
+    Only setting passes through here (no __get__: a read is the instance's own value), and only this field's."""
+
+    def __set__(self, ld: LoopData, value: Any) -> None:
+        ld.__dict__["history_output"] = value if value.__class__ is HistoryOutput else HistoryOutput(value)
+
+
+setattr(LoopData, "history_output", _ToItems())  # (after the dataclass is made: its __init__ sets it through this)
 
 
 class Intervention(Exception):

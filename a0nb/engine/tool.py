@@ -128,7 +128,8 @@ class FunctionTool(Tool):
 
     async def execute(self, **kwargs: Any) -> Response:
         params, var_kw, is_async = self.calling
-        call = kwargs.copy() if var_kw else {k: v for k, v in kwargs.items() if k in params}
+        # (kwargs is this call's own dict: used as it is when the function takes every argument in it)
+        call = kwargs if var_kw or params.keys() >= kwargs.keys() else {k: v for k, v in kwargs.items() if k in params}
         if "agent" in params:
             call["agent"] = self.agent
         if is_async:

@@ -69,12 +69,6 @@ class _Job:
         except RuntimeError:  # the loop was closed meanwhile: nobody waits for the result
             pass
 
-    def result(self) -> Any:
-        ok, value = self.outcome  # type: ignore[misc]
-        if ok:
-            return value
-        raise value
-
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
     if not future.done():
@@ -186,7 +180,10 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
             except asyncio.CancelledError:  # the loop's tool_timeout (or an interrupt) left it: stop the thread too
                 _abandon(worker, job)
                 raise
-    return job.result()
+    ok, value = job.outcome  # type: ignore[misc]
+    if ok:
+        return value
+    raise value
 
 
 async def run_limited(awaitable: Any, limit: float) -> Any:
