@@ -12,7 +12,7 @@ from a0nb.engine.record_store import RecordStore
 from a0nb.engine.records import CallRecord, Part
 from a0nb.engine.stream_watch import LoopSink
 from a0nb.errors import ConfigError, ModelError
-from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken
+from a0nb.providers.base import ContextWindowExceeded, ModelConfig, ModelReply, Provider, StreamBroken, common_prefix
 from a0nb.providers.discovery import discover_providers
 from a0nb.providers.extension import LoadedExtension, discover_provider_extensions
 from a0nb.providers.registry import make_provider, no_model_message
@@ -52,6 +52,7 @@ class ModelCalls:
         self._provider_exts: tuple[Any, int, list[LoadedExtension]] | None = None  # (hierarchy, generation, list)
         # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
         self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
+        self._masked: tuple[Any, list[Part], list[Part]] | None = None  # (secret set, parts, masked) of the last request
 
     def take_parsed(self, text: str) -> ToolRequest | None:
         """The tool request in `text` if the stream watch already parsed this very reply (once: the
@@ -248,8 +249,15 @@ class ModelCalls:
         secrets = self.host.secrets
         if not secrets:
             return messages, parts
-        texts = secrets.mask_texts([part.text for part in parts])  # (history texts: remembered, one lookup each)
-        masked_parts = [part if text == part.text else replace(part, text=text) for part, text in zip(parts, texts)]
+        # the leading parts equal to the last request's (a part is immutable) mask as they did under the same
+        # secret set: only the rest is looked at
+        last = self._masked
+        n = common_prefix(last[1], parts) if last is not None and last[0] is secrets else 0
+        rest = parts[n:]
+        texts = secrets.mask_texts([part.text for part in rest])  # (history texts: remembered, one lookup each)
+        masked_parts = last[2][:n] if n else []  # type: ignore[index]
+        masked_parts += [part if text == part.text else replace(part, text=text) for part, text in zip(rest, texts)]
+        self._masked = (secrets, list(parts), masked_parts)
         return secrets.mask_messages(messages), masked_parts
 
     def mask_record(self, record: CallRecord) -> None:

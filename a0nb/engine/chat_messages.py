@@ -3,12 +3,13 @@ assistant, everything else -> user, consecutive same roles merged), the hottest 
 from __future__ import annotations
 
 from bisect import bisect_left
+from itertools import repeat
 from typing import Any, Sequence
 
 from a0nb.engine.history import OutputItem
 from a0nb.providers.base import common_prefix
 
-__all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix", "fresh_message"]
+__all__ = ["to_chat_messages", "IncrementalMessages", "common_prefix", "fresh_message", "fresh_messages"]
 
 
 def _parts(content: str | list) -> list:
@@ -59,6 +60,13 @@ def fresh_message(message: Any) -> Any:
     return {**message, "content": list(content)} if content.__class__ is list else message.copy()
 
 
+def fresh_messages(messages: list[Any]) -> list[Any]:
+    """`fresh_message` of each: {role, content} dicts of text (the usual request) copied in C."""
+    if set(map(type, messages)) <= {dict} and list not in set(map(type, map(dict.get, messages, repeat("content")))):
+        return list(map(dict.copy, messages))
+    return list(map(fresh_message, messages))
+
+
 class IncrementalMessages:
     """`to_chat_messages` for a history that changes at its end: the messages made only of unchanged
     leading items are kept from the last call, the rest is converted again. A caller's edits never reach
@@ -87,7 +95,7 @@ class IncrementalMessages:
             del handed[self._kept:]
             if handed != (done if len(done) == len(handed) else done[:len(handed)]):  # a caller edited its copy
                 handed[:] = [h if h == d else fresh_message(d) for h, d in zip(handed, done)]
-            handed += map(fresh_message, done[len(handed):])
+            handed += fresh_messages(done[len(handed):])
         except BaseException:
             self._reset()  # half updated: the next call converts everything
             raise

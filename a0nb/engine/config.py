@@ -35,6 +35,7 @@ class AgentSettings:
         self._cached: tuple[object, Settings] | None = None
         self._env_seen: tuple[str | None, ...] = ()
         self._env_generation = -1
+        self._frozen_env: tuple[int, str | None] = (-1, None)
 
     def get(self) -> Settings:
         key = (self.hierarchy.generation, self._version, self.magic.version)
@@ -60,7 +61,12 @@ class AgentSettings:
             self._env_seen, self._cached = env, None
 
     def now(self) -> _dt.datetime:
-        frozen = self.get().frozen_time or os.environ.get("A0NB_FROZEN_TIME")
+        frozen = self.get().frozen_time
+        if not frozen:  # A0NB_FROZEN_TIME set since the settings were last resolved: read when the environment changed
+            generation = environ_generation()
+            if generation != self._frozen_env[0]:
+                self._frozen_env = (generation, os.environ.get("A0NB_FROZEN_TIME"))
+            frozen = self._frozen_env[1]
         if frozen:
             try:
                 return _dt.datetime.fromisoformat(frozen)

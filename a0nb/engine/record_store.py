@@ -15,7 +15,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from a0nb.engine.chat_messages import common_prefix, fresh_message
+from a0nb.engine.chat_messages import common_prefix, fresh_message, fresh_messages
 from a0nb.engine.records import CallRecord, Part
 from a0nb.errors import A0Error
 from a0nb.resources import user_home
@@ -34,7 +34,7 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> int | No
     objects (None when it could not share, or the system message changed)."""
     new = record.messages = list(record.messages)  # its own list: the caller keeps the one it was handed
     if previous is None or previous is record or "messages" not in previous.__dict__:
-        new[:] = map(fresh_message, new)
+        new[:] = fresh_messages(new)
         return None
     old = previous.messages
     n = min(len(old), len(new))

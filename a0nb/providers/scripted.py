@@ -118,11 +118,13 @@ class ScriptedProvider:
             self._free += 1
         # the conversation is joined only when an unused reply has a `when` to match it against
         conversation = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") != "system") \
-            if any(i not in used for i in self._when) else ""
+            if self._when and any(i not in used for i in self._when) else ""
         for i in range(self._free, len(replies)):
-            if i not in used and replies[i].fits(conversation):
-                used.add(i)
-                return replies[i]
+            if i not in used:
+                reply = replies[i]
+                if reply.when is None or reply.fits(conversation):
+                    used.add(i)
+                    return reply
         if self.remaining:
             raise ModelError(f"scripted model: none of the {self.remaining} unused replies in {self.label} has a "
                              "`when` that matches this request (check the regexes, or add a reply without `when`)")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a0nb.engine import composition
-from a0nb.engine.chat_messages import IncrementalMessages, to_chat_messages
+from a0nb.engine.chat_messages import IncrementalMessages, fresh_messages, to_chat_messages
 from a0nb.engine.history import OutputItem
 from a0nb.engine.loop_data import LoopData
 from a0nb.engine.tokens import TokenCounter
@@ -146,3 +146,18 @@ def test_system_sections_are_reused_only_while_text_sources_origin_and_rule_are_
         got[1].clear()
     assert all(a is b for a, b in zip(made[0], made[1]))  # the unchanged step: the same text and parts
     assert all(made[i][2] is not made[i + 1][2] for i in range(1, len(made) - 1))  # each change: a new part
+
+
+def test_fresh_messages_are_the_callers_own() -> None:
+    class Custom(dict):  # kept as it is: a copy would lose its class
+        pass
+
+    texts = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b", "name": "x"}]
+    mixed = [*texts, {"role": "user", "content": [{"type": "text", "text": "c"}]}, Custom(role="user", content="d")]
+    for given in (texts, mixed):
+        got = fresh_messages(given)
+        assert got == given and all(a is not b for a, b in zip(got, given) if a.__class__ is dict)
+        for a, b in zip(got, given):
+            if isinstance(b.get("content"), list):
+                assert a["content"] is not b["content"]
+    assert fresh_messages(mixed)[3] is mixed[3]

@@ -104,3 +104,18 @@ def test_model_changed_mid_turn_answers_the_next_call(nb: Path) -> None:
 
     agent.register_tool(switch)
     assert agent.ask("go").text == "from the second list"
+
+
+def test_frozen_time_set_in_the_environment_is_read_at_once(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A0NB_FROZEN_TIME set (changed, removed) after the settings were resolved: the clock follows at once,
+    the environment being read again only when it changed."""
+    import datetime as dt
+    monkeypatch.delenv("A0NB_FROZEN_TIME", raising=False)
+    agent = Agent(nb, model=[answer("ok")])
+    assert agent.settings.frozen_time is None
+    monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-02-03T04:05:06")
+    assert agent.now() == dt.datetime(2026, 2, 3, 4, 5, 6)
+    monkeypatch.setenv("A0NB_FROZEN_TIME", "2026-02-03T04:05:07")
+    assert agent.now() == dt.datetime(2026, 2, 3, 4, 5, 7)
+    monkeypatch.delenv("A0NB_FROZEN_TIME")
+    assert abs((agent.now() - dt.datetime.now()).total_seconds()) < 5

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from a0nb import Agent
-from a0nb.engine.records import CallRecord, import_jsonl
+from a0nb.engine.records import CallRecord, Part, import_jsonl
 from a0nb.errors import A0Error
 from a0nb.inspector import render_call, render_turn
 from a0nb.testing import answer, tool_reply
@@ -124,6 +124,43 @@ def test_masked_parts_equal_to_the_last_records_are_shared(tmp_path: Path, monke
         assert token not in json.dumps(record.to_dict())
     leaky = [next(p for p in r.parts if p.kind == "system" and p.extension == "leaky") for r in records]
     assert all(p is leaky[0] for p in leaky)  # masked afresh at each step, held once
+
+
+def test_a_secret_set_mid_turn_is_masked_in_every_part_of_the_next_request(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts unchanged since the last request keep their masked form only under the same secret set."""
+    token = "tok-Later-5510qq"
+    agent, _ = _agent(tmp_path, asks=1)
+    steps: list[int] = []
+
+    def step(**kwargs: Any) -> None:
+        steps.append(1)
+        if len(steps) == 3:
+            monkeypatch.setenv("ACME_API_KEY", token)
+
+    agent.register_extension("message_loop_start", step, name="later")
+    agent.ask(f"remember {token} please")  # in the history (and its parts) from the first request on
+    records = agent.models.records
+    assert any(token in p.text for p in records[0].parts)
+    for record in records[3:]:
+        assert not any(token in p.text for p in record.parts) and token not in json.dumps(record.messages)
+        assert any("ACME_API_KEY" in p.text for p in record.parts if p.kind == "history")
+
+
+def test_masked_parts_are_reused_only_under_the_same_secret_set(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "tok-Reuse-7781pp"
+    agent, _ = _agent(tmp_path, asks=1)
+    parts = [Part("history", f"history: {i}", f"text {i} {token}", 3, i) for i in range(5)]
+    messages = [{"role": "user", "content": p.text} for p in parts]
+    monkeypatch.setenv("ACME_OTHER_KEY", "tok-Other-1200aa")
+    assert agent.models.masked(messages, parts)[1] == parts  # a secret set without this token
+    monkeypatch.setenv("ACME_API_KEY", token)
+    sent, masked = agent.models.masked(messages, parts)  # the same parts, a new secret set
+    assert not any(token in p.text for p in masked) and token not in json.dumps(sent)
+    again = agent.models.masked(messages, parts + [Part("history", "history: 5", token, 1, 5)])[1]
+    assert again[:5] == masked and all(a is b for a, b in zip(again, masked))  # reused under the same set
+    assert token not in again[5].text
 
 
 def test_spilled_records_read_back_whole(tmp_path: Path) -> None:
