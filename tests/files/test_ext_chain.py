@@ -145,3 +145,38 @@ def test_an_async_registration_is_stopped_at_the_time_limit_and_an_interrupt_is_
     with pytest.raises(TurnInterrupted):
         other.ask("stop")
     assert other.turns[-1].interrupted and not other.diagnostics.of("extension")
+
+
+def test_each_call_gets_a_fresh_instance_whether_or_not_the_class_has_its_own_init(nb: Path) -> None:
+    # a class keeping the base __init__ is made without calling it (ext_chain.BARE): the instance must look the same
+    from a0nb import Extension
+
+    seen: list[tuple[str, int, Any, dict[str, Any], bool]] = []  # (what, id, agent, kwargs, state left on self)
+
+    class Plain(Extension):
+        async def execute(self, loop_data: Any = None, **kwargs: Any) -> None:
+            seen.append(("plain", id(self), self.agent, self.kwargs, hasattr(self, "mark")))
+            self.mark = True  # state on self lasts one call
+            self.kwargs["x"] = 1  # its own dict, not shared with the next instance
+
+    class Own(Extension):
+        def __init__(self, agent: Any = None, **kwargs: Any) -> None:
+            super().__init__(agent, **kwargs)
+            self.made = "by its __init__"
+
+        async def execute(self, loop_data: Any = None, **kwargs: Any) -> None:
+            seen.append((self.made, id(self), self.agent, self.kwargs, hasattr(self, "mark")))
+            self.mark = True
+
+    agent = Agent(nb, model=[tool_reply("noop"), answer("ok")])
+    agent.register_tool(lambda: "ok", name="noop")
+    agent.register_extension("message_loop_start", Plain)
+    agent.register_extension("message_loop_start", Own)
+    assert agent.ask("go").text == "ok"
+    assert [s[0] for s in seen] == ["by its __init__", "plain", "by its __init__", "plain"]  # (run order: names)
+    assert all(s[2] is agent and not s[4] for s in seen)
+    assert seen[1][3] == {"x": 1} and seen[3][3] == {"x": 1} and seen[1][3] is not seen[3][3]
+    assert seen[0][3] == {} and seen[2][3] == {}
+    from a0nb.files.ext_chain import BARE, CLASS
+    hows = {info.name: how for info, how, _ in agent.extensions.bound["message_loop_start"]}
+    assert hows["Plain"] == BARE and hows["Own"] == CLASS
