@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from time import monotonic as _monotonic
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, cast
 
 from a0nb.errors import A0Error, RepairableError
-from a0nb.files.ext_calls import as_coro, call_subset, wrap
+from a0nb.files.ext_calls import as_coro, call_subset, resume, wrap
 
 if TYPE_CHECKING:
     from a0nb.files.extensions import Bound, Extensions
@@ -34,6 +35,7 @@ class _Done(tuple):  # type: ignore[type-arg]
 
 DONE = cast("Awaitable[None]", _Done())
 _LIMIT = getattr(asyncio, "timeout", None)  # (Python 3.11 on: a time limit without a task of its own)
+_LIMIT_AT = getattr(asyncio, "timeout_at", None)
 _NOTHING: Mapping[str, Any] = {}
 
 
@@ -97,9 +99,22 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
                 result = ext._run(info, point, agent, kwargs)
             if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
                 if watched and ext.timeout:
-                    if _LIMIT is None:
+                    if _LIMIT is None or _LIMIT_AT is None:
                         await asyncio.wait_for(as_coro(result), ext.timeout)
-                    else:  # in this task, as upstream awaits it: no task, no loop pass per call
+                    elif result.__class__ is CoroutineType:
+                        # in this task, as upstream awaits it; the limit is armed only if the coroutine suspends
+                        # (most never do, and a timer is a handle scheduled and cancelled per call), counted from
+                        # its start all the same
+                        started = _monotonic()
+                        try:
+                            pending = result.send(None)
+                        except StopIteration:
+                            pass
+                        else:
+                            loop = asyncio.get_running_loop()
+                            async with _LIMIT_AT(loop.time() + ext.timeout - (_monotonic() - started)):
+                                await resume(result, pending)
+                    else:
                         async with _LIMIT(ext.timeout):
                             await result
                 else:  # bundled hooks are part of the loop: no watchdog task per call
