@@ -1,6 +1,6 @@
 """extras_temporary["project_file_structure"]: a bounded file tree of the notebook folder (walked again
 only when something in it changed: see file_tree)."""
-from a0nb.ext import Extension
+from a0nb.ext import Extension, extra_text
 from a0nb.ext import clean_ignore_list, file_tree
 
 _LAST = [None]  # (the file_structure settings last seen, a copy of them, what they give)
@@ -35,6 +35,6 @@ class IncludeWorkdirExtras(Extension):
             return
         folder = str(agent.workdir)
         tree = file_tree(folder, **tree_kwargs)
-        text = agent.read_prompt("agent.extras.workdir_structure.md", folder=folder, max_depth=max_depth,
-                                 gitignore=shown_ignore, file_structure=tree)
-        loop_data.extras_temporary["project_file_structure"] = text.strip()
+        loop_data.extras_temporary["project_file_structure"] = extra_text(
+            agent, "agent.extras.workdir_structure.md", folder=folder, max_depth=max_depth, gitignore=shown_ignore,
+            file_structure=tree)
