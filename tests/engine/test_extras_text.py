@@ -103,3 +103,18 @@ def test_values_of_another_class_are_not_taken_for_equal_ones(nb: Path) -> None:
     texts = [extra_text(agent, "agent.extras.probe.md", v=v) for v in (1, 1, True, 1.0, "1", None)]
     assert texts == [agent.read_prompt("agent.extras.probe.md", v=v).strip() for v in (1, 1, True, 1.0, "1", None)]
     assert len(set(texts[1:5])) > 1
+
+
+def test_each_agent_sees_its_own_folder_in_the_tree(tmp_path: Path) -> None:
+    folders = [tmp_path / "one", tmp_path / "two"]
+    agents = []
+    for folder in folders:
+        folder.mkdir()
+        (folder / f"{folder.name}.txt").write_text("x")
+        agents.append(Agent(folder, model=[answer("ok")] * 3))
+    for _ in range(2):  # alternating: the folder text kept for the last workdir is not served to the other
+        for folder, agent in zip(folders, agents):
+            text = _extras(agent.ask("go").calls[0])["project_file_structure"]
+            assert str(folder) in text and f"{folder.name}.txt" in text
+            other = folders[1 - folders.index(folder)]
+            assert str(other) not in text
