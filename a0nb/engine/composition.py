@@ -7,6 +7,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any, Sequence
 
 from a0nb.engine.chat_messages import IncrementalMessages, common_prefix
+from a0nb.engine.extras import _READ_PROMPT, _read_prompt_point
 from a0nb.engine.history import OutputItem
 from a0nb.engine.history_output import new_item
 from a0nb.engine.records import Part, new_part
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from a0nb.engine.loop_data import LoopData
     from a0nb.engine.tokens import TokenCounter
 
+EXTRAS_PROMPT = "agent.context.extras.md"
 SECTION_NAMES = {
     "_10_main_prompt": "main prompt", "_11_tools_prompt": "tools", "_13_secrets_prompt": "secrets",
     "_13_skills_prompt": "skills", "_14_project_prompt": "project",
@@ -58,11 +60,34 @@ class Composer:
         # the last call's sections (texts, their sources, origins), counting rule, system text and parts
         self._last_system: tuple[list[str], list[Any], dict[int, Any], Any, str, list[Part]] | None = None
         self._extra: OutputItem | None = None  # the last extras message's item
+        self._extras_json: tuple[dict[str, Any], str] | None = None  # the last extras (a copy) and their JSON
+
+    def extras_message(self, agent: Any, extras: dict[str, Any]) -> str | None:
+        """The extras message (None without extras): `agent.read_prompt("agent.context.extras.md", extras=JSON)`.
+        The JSON is made again only when the extras differ from the last call's, and the message is reused as
+        `extras.extra_text` reuses a prompt: while the prompt files, the JSON and the project's variables are as
+        they were and no extension hooks `read_prompt` (then it is read every time)."""
+        if not extras:
+            return None
+        last = self._extras_json
+        if last is None or last[0] != extras:
+            last = self._extras_json = (extras.copy(), json.dumps(extras, ensure_ascii=False))
+        text = last[1]
+        point = _READ_PROMPT[0] if _READ_PROMPT else _read_prompt_point()
+        hooked = agent.extensions.hooks.get(point)
+        if hooked is None:  # (not known since the last change of the extensions: asked once)
+            hooked = agent.extensions.hooked(point)
+        if hooked:
+            return agent.read_prompt(EXTRAS_PROMPT, extras=text)  # type: ignore[no-any-return]
+        return agent.prompts.reuse(("extras message",), (text, agent.project.variables),  # type: ignore[no-any-return]
+                                   lambda: agent.read_prompt(EXTRAS_PROMPT, extras=text))
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
-        history = list(ld.history_output)
-        prefix = common_prefix(self._items, history) if self._system_rule is counter.fn else 0  # (counted anew)
+        history, items = list(ld.history_output), self._items
+        k = len(items)  # (a step's usual case: every item of the last call leads, one comparison in C)
+        prefix = 0 if self._system_rule is not counter.fn else k if history[:k] == items else \
+            common_prefix(items, history)  # (a new counting rule: every part is counted anew)
         extra = self._extra
         if extras_message is None:
             extra = None
