@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Sequence, cast
+from typing import Any, AsyncIterator, Sequence
 
 from a0nb.atomic_io import StorageError
 from a0nb.errors import A0Error
@@ -103,10 +103,11 @@ class _Run:
         """Every chunk through the pipeline as in `follow`, in one synchronous run: the sink is asked only at a
         response delta holding `closer` (`stop_at`), and told once at the end (`run_over`) what it would have been
         told delta by delta. (Nothing runs between the deltas but the pipeline: the sink loses nothing.)"""
-        pipeline, sink = self.pipeline, self.sink
+        pipeline = self.pipeline
+        sink: RunSink | None = self.sink  # type: ignore[assignment]
         state = pipeline.state
         direct = None if pipeline.chunking else pipeline.provider.process_chunk
-        stop = cast(RunSink, sink).stop_at if sink is not None and closer else None
+        stop = sink.stop_at if sink is not None and closer else None
         reasoning = content = ""
         snapshot: str | None = None
         r_count = c_count = 0
@@ -135,7 +136,7 @@ class _Run:
             self.reasoning, self.content = reasoning, (snapshot if snapshot is not None else content)
             if sink is not None:
                 self.in_sink = True
-                cast(RunSink, sink).run_over(r_count, c_count, content)
+                sink.run_over(r_count, c_count, content)
                 self.in_sink = False
 
     async def follow(self, stream: AsyncIterator[Any]) -> None:
