@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Sequence, cast
+from typing import Any, AsyncIterator, Sequence
 
 from a0nb.atomic_io import StorageError
 from a0nb.errors import A0Error
@@ -41,8 +41,11 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
     try:
         # nobody to show single deltas to, and the provider has its whole stream at hand: one synchronous run
         closer = run.quiet()
-        if closer is not None and (chunks := _at_hand(provider, native, state)) is not None:
-            run.fold(chunks, closer)
+        # (`chunks` looked up on the class: a wrapper that hands every other attribute on to the provider it wraps
+        # streams for itself)
+        at_hand = getattr(type(provider), "chunks", None) if closer is not None else None
+        if at_hand is not None and (chunks := at_hand(provider, native, state)) is not None:
+            run.fold(chunks, closer)  # type: ignore[arg-type]
         else:
             stream = provider.stream(native, state)
             await run.follow(stream)
@@ -72,13 +75,6 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
     return reply
 
 
-def _at_hand(provider: Provider, native: list[dict[str, Any]], state: dict[str, Any]) -> list[Any] | None:
-    """The provider's native chunks all at once, when it has them before its stream starts (`chunks`). Looked up
-    on the class: a wrapper that hands every other attribute on to the provider it wraps streams for itself."""
-    chunks = getattr(type(provider), "chunks", None)
-    return None if chunks is None else chunks(provider, native, state)  # type: ignore[no-any-return]
-
-
 class _Run:
     """The reply so far: the deltas folded from the chunks (the pipeline's provider and extensions), given to the
     sink, and whether the sink stopped it early. `in_sink`: what was raised, was raised by the sink."""
@@ -103,10 +99,11 @@ class _Run:
         """Every chunk through the pipeline as in `follow`, in one synchronous run: the sink is asked only at a
         response delta holding `closer` (`stop_at`), and told once at the end (`run_over`) what it would have been
         told delta by delta. (Nothing runs between the deltas but the pipeline: the sink loses nothing.)"""
-        pipeline, sink = self.pipeline, self.sink
+        pipeline = self.pipeline
+        sink: RunSink | None = self.sink  # type: ignore[assignment]
         state = pipeline.state
         direct = None if pipeline.chunking else pipeline.provider.process_chunk
-        stop = cast(RunSink, sink).stop_at if sink is not None and closer else None
+        stop = sink.stop_at if sink is not None and closer else None
         reasoning = content = ""
         snapshot: str | None = None
         r_count = c_count = 0
@@ -135,7 +132,7 @@ class _Run:
             self.reasoning, self.content = reasoning, (snapshot if snapshot is not None else content)
             if sink is not None:
                 self.in_sink = True
-                cast(RunSink, sink).run_over(r_count, c_count, content)
+                sink.run_over(r_count, c_count, content)
                 self.in_sink = False
 
     async def follow(self, stream: AsyncIterator[Any]) -> None:
