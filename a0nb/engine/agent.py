@@ -234,7 +234,7 @@ class Agent(Registration):
 
     @extensible
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
+        return self.prompts.text(name, self, self._prompt_vars(kwargs))
 
     @extensible
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
