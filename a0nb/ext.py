@@ -11,6 +11,7 @@ from a0nb.engine.timeouts import CodeTimeout, kill_children, time_limit
 from a0nb.engine.composition import Section, section
 from a0nb.engine.dirty_json import DirtyJson, parse_dirty
 from a0nb.engine.extract import first_closed_object
+from a0nb.engine.extras import extra_text
 from a0nb.engine.history import OutputItem, render_content
 from a0nb.engine.loop import LoopData
 from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterError, Memory, memories_of
@@ -81,7 +82,7 @@ __all__ = [
     "Extension", "extensible", "Tool", "Response", "ToolPlugin", "LoopData", "POINTS", "Point",
     "FUNCTION_POINT_PREFIX", "A0Error", "RepairableError", "VariablesPlugin",
     # system prompt sections and history
-    "Section", "section", "OutputItem", "render_content", "organize_history", "compactor",
+    "Section", "section", "OutputItem", "render_content", "organize_history", "compactor", "extra_text",
     # skills, plugins, files, secrets
     "skill_text", "search_skills", "read_skill_file", "normalise_name", "plugin_config", "file_tree",
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",

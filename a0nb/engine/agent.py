@@ -3,7 +3,6 @@ loop sequences — prompt preparation, model calls with call records, history ad
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -261,8 +260,7 @@ class Agent(Registration):
         ld.history_output = self.history.output()
         await self.fire("message_loop_prompts_after", loop_data=ld)
         extras = composition.extras_text(ld)
-        extras_message = self.read_prompt("agent.context.extras.md", extras=json.dumps(extras, ensure_ascii=False)) if extras else None
-        messages, parts = self.composer.build(ld, extras_message, extras, self.shared.counter)
+        messages, parts = self.composer.build(ld, self.composer.extras_message(self, extras), extras, self.shared.counter)
         messages, parts = self.models.masked(messages, parts)  # the request, as sent and as recorded
         ld.extras_temporary.clear()
         ld.record = self.models.new_record("chat", messages, parts, ld.iteration)

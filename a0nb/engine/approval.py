@@ -57,6 +57,11 @@ def ask_on_stdin(runtime: str, code: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def gated(tool_name: str) -> bool:
+    """Whether a request for this tool needs `approved` (a code tool); every other request is allowed."""
+    return tool_name in CODE_TOOLS
+
+
 def request_code(tool_name: str, method: str | None, args: Mapping[str, Any]) -> tuple[str, str] | None:
     """(runtime, code) when the request runs code and so needs approval, else None."""
     if tool_name not in CODE_TOOLS:
@@ -80,4 +85,4 @@ async def approved(agent: Any, tool_name: str, method: str | None, args: Mapping
     return bool(await agent.run_on_main(approver, runtime, agent.mask(code))), runtime, policy.mode
 
 
-__all__ = ["CODE_TOOLS", "Policy", "approved", "ask_on_stdin", "begin", "current", "end", "request_code"]
+__all__ = ["CODE_TOOLS", "Policy", "approved", "ask_on_stdin", "begin", "current", "end", "gated", "request_code"]

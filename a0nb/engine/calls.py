@@ -50,8 +50,10 @@ class ModelCalls:
         self.parsed: tuple[str, ToolRequest] | None = None
         self.stream_plan: tuple[int, bool, bool] | None = None  # (Extensions.version, live, quiet): see LoopSink
         self._provider_exts: tuple[Any, int, list[LoadedExtension]] | None = None  # (hierarchy, generation, list)
-        # role -> (settings, secrets, model list it was built from, (params, other ModelConfig fields))
-        self._configs: dict[str, tuple[Any, Any, Any, tuple[dict[str, Any], dict[str, Any]]]] = {}
+        # role -> (settings, secrets, model list it was built from, the config each call gets a copy of)
+        self._configs: dict[str, tuple[Any, Any, Any, ModelConfig]] = {}
+        # (provider, hierarchy, its generation, lattice registry, its version, the provider with_features gave)
+        self._featured: tuple[Any, Any, int, Any, int, Provider] | None = None
         self._masked: tuple[Any, list[Part], list[Part]] | None = None  # (secret set, parts, masked) of the last request
 
     def take_parsed(self, text: str) -> ToolRequest | None:
@@ -73,13 +75,14 @@ class ModelCalls:
         s, secrets = self.host.settings, self.host.secrets
         cached = self._configs.get(role)
         if cached is None or cached[0] is not s or cached[1] is not secrets or cached[2] is not self.model_list:
-            cached = (s, secrets, self.model_list, self._config_fields(role, s, secrets))
+            cached = (s, secrets, self.model_list, self._build_config(role, s, secrets))
             self._configs[role] = cached
-        params, fields = cached[3]
-        tools = self.native_tool_schemas() if s.native_tools and role == "chat" else None
-        return ModelConfig(**fields, params=params.copy(), tools=tools)
+        config = cached[3].copy()
+        if s.native_tools and role == "chat":
+            config.tools = self.native_tool_schemas()
+        return config
 
-    def _config_fields(self, role: str, s: Any, secrets: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _build_config(self, role: str, s: Any, secrets: Any) -> ModelConfig:
         kwargs = s.model_kwargs if role == "chat" else s.utility_model_kwargs
         params: dict[str, Any] = {k: v for k, v in (kwargs or {}).items() if not str(k).startswith("_")}
         if s.temperature is not None:
@@ -90,11 +93,11 @@ class ModelCalls:
         if s.cassette_mode != "strict":
             params["_cassette_mode"] = s.cassette_mode
         chat = role == "chat"
-        return params, dict(spec=self.spec(role), role="chat" if chat else "utility",
-                            api_base=s.api_base if chat else s.utility_api_base,
-                            api_key_env=s.api_key_env if chat else s.utility_api_key_env,
-                            ctx_length=s.ctx_length if chat else s.utility_ctx_length,
-                            history_share=s.history_share, retries=s.retries, backoff=s.backoff)
+        return ModelConfig(spec=self.spec(role), role="chat" if chat else "utility", params=params,
+                           api_base=s.api_base if chat else s.utility_api_base,
+                           api_key_env=s.api_key_env if chat else s.utility_api_key_env,
+                           ctx_length=s.ctx_length if chat else s.utility_ctx_length,
+                           history_share=s.history_share, retries=s.retries, backoff=s.backoff)
 
     def provider(self, role: str = "chat") -> Provider:
         spec, providers = self.spec(role), self.host.shared.providers
@@ -127,6 +130,18 @@ class ModelCalls:
             cached = self._provider_exts = (hierarchy, hierarchy.generation, found)
         return cached[2]
 
+    def chat_provider(self) -> Provider:
+        """The chat provider with the Crystal Lattice features around it (`with_features`), looked at again only
+        when the provider, the hierarchy's files (its generation) or the registered features (their version) changed."""
+        provider, hierarchy, registry = self.provider("chat"), self.host.hierarchy, self.host.shared.lattice
+        version = registry.version if registry is not None else -1
+        cached = self._featured
+        if cached is None or cached[0] is not provider or cached[1] is not hierarchy \
+                or cached[2] != hierarchy.generation or cached[3] is not registry or cached[4] != version:
+            featured = with_features(provider, self.lattice_features)
+            cached = self._featured = (provider, hierarchy, hierarchy.generation, registry, version, featured)
+        return cached[5]
+
     def lattice_features(self) -> list[Any]:
         """Crystal Lattice FeaturePlugins (features/ folders, then registered ones): they run around any provider."""
         registry = self.host.shared.lattice
@@ -139,7 +154,7 @@ class ModelCalls:
     async def chat(self, ld: LoopData, messages: list[dict[str, Any]]) -> ModelReply:
         host, record = self.host, ld.record
         call_data: dict[str, Any] = {"messages": messages, "model": self.spec("chat"),
-                                     "provider": with_features(self.provider("chat"), self.lattice_features),
+                                     "provider": self.chat_provider(),
                                      "config": self.config("chat")}
         await host.fire("chat_model_call_before", call_data=call_data)
         self.streamed = ""

@@ -61,7 +61,13 @@ def fresh_message(message: Any) -> Any:
 
 
 def fresh_messages(messages: list[Any]) -> list[Any]:
-    """`fresh_message` of each: {role, content} dicts of text (the usual request) copied in C."""
+    """`fresh_message` of each: {role, content} dicts of text (the usual request) copied in C (the few of a
+    step looked at one by one: the checks in C cost more than that for them)."""
+    if len(messages) < 8:
+        for m in messages:
+            if m.__class__ is not dict or m.get("content").__class__ is list:
+                return list(map(fresh_message, messages))
+        return list(map(dict.copy, messages))
     if set(map(type, messages)) <= {dict} and list not in set(map(type, map(dict.get, messages, repeat("content")))):
         return list(map(dict.copy, messages))
     return list(map(fresh_message, messages))

@@ -7,13 +7,16 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any, Sequence
 
 from a0nb.engine.chat_messages import IncrementalMessages, common_prefix
+from a0nb.engine.extras import _READ_PROMPT, _read_prompt_point
 from a0nb.engine.history import OutputItem
-from a0nb.engine.records import Part
+from a0nb.engine.history_output import new_item
+from a0nb.engine.records import Part, new_part
 
 if TYPE_CHECKING:
     from a0nb.engine.loop_data import LoopData
     from a0nb.engine.tokens import TokenCounter
 
+EXTRAS_PROMPT = "agent.context.extras.md"
 SECTION_NAMES = {
     "_10_main_prompt": "main prompt", "_11_tools_prompt": "tools", "_13_secrets_prompt": "secrets",
     "_13_skills_prompt": "skills", "_14_project_prompt": "project",
@@ -56,12 +59,40 @@ class Composer:
         self._extras: dict[str, list[Any]] = {}  # per extras key: [value, origin, kind, counting rule, part]
         # the last call's sections (texts, their sources, origins), counting rule, system text and parts
         self._last_system: tuple[list[str], list[Any], dict[int, Any], Any, str, list[Part]] | None = None
+        self._extra: OutputItem | None = None  # the last extras message's item
+        self._extras_json: tuple[dict[str, Any], str] | None = None  # the last extras (a copy) and their JSON
+
+    def extras_message(self, agent: Any, extras: dict[str, Any]) -> str | None:
+        """The extras message (None without extras): `agent.read_prompt("agent.context.extras.md", extras=JSON)`.
+        The JSON is made again only when the extras differ from the last call's, and the message is reused as
+        `extras.extra_text` reuses a prompt: while the prompt files, the JSON and the project's variables are as
+        they were and no extension hooks `read_prompt` (then it is read every time)."""
+        if not extras:
+            return None
+        last = self._extras_json
+        if last is None or last[0] != extras:
+            last = self._extras_json = (extras.copy(), json.dumps(extras, ensure_ascii=False))
+        text = last[1]
+        point = _READ_PROMPT[0] if _READ_PROMPT else _read_prompt_point()
+        hooked = agent.extensions.hooks.get(point)
+        if hooked is None:  # (not known since the last change of the extensions: asked once)
+            hooked = agent.extensions.hooked(point)
+        if hooked:
+            return agent.read_prompt(EXTRAS_PROMPT, extras=text)  # type: ignore[no-any-return]
+        return agent.prompts.reuse(("extras message",), (text, agent.project.variables),  # type: ignore[no-any-return]
+                                   lambda: agent.read_prompt(EXTRAS_PROMPT, extras=text))
 
     def build(self, ld: "LoopData", extras_message: str | None, extras: dict[str, Any],
               counter: "TokenCounter") -> tuple[list[dict[str, Any]], list[Part]]:
-        history = list(ld.history_output)
-        prefix = common_prefix(self._items, history) if self._system_rule is counter.fn else 0  # (counted anew)
-        extra = None if extras_message is None else OutputItem(False, extras_message, (), "raw", "extras", "extras")
+        history, items = list(ld.history_output), self._items
+        k = len(items)  # (a step's usual case: every item of the last call leads, one comparison in C)
+        prefix = 0 if self._system_rule is not counter.fn else k if history[:k] == items else \
+            common_prefix(items, history)  # (a new counting rule: every part is counted anew)
+        extra = self._extra
+        if extras_message is None:
+            extra = None
+        elif extra is None or extra.content != extras_message:  # (the same text: the same item, items are frozen)
+            extra = self._extra = new_item(False, extras_message, (), "raw", "extras", "extras")
         system_text, system_parts = self._system_parts(ld, counter)
         messages = self._messages.convert(history, system_text, prefix, extra)
         count, index, role = self._marks[prefix - 1] if prefix else (0, 0, "system")
@@ -136,21 +167,22 @@ def _add_item_parts(ld: "LoopData", item: OutputItem, index: int, role: str, ext
 def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extras: dict[str, Any],
                 counter: "TokenCounter", parts: list[Part]) -> None:
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    if item.kind == "extras":
+    kind = item.kind
+    if kind == "extras":
         parts += _extras_parts(ld, extras, index, counter)
         return
-    meta = item.metadata or {}
-    skill = meta.get("skill_instructions") if isinstance(meta, dict) or hasattr(meta, "get") else None
+    meta = item.metadata
+    skill = meta.get("skill_instructions") if meta and (isinstance(meta, dict) or hasattr(meta, "get")) else None
     if skill and skill.get("source") == "skills_tool:reattach":
-        parts.append(Part("skill", f"skill: {skill.get('name')}", text, counter.count(text), index,
-                          f"skill {skill.get('name')} reattached after compaction ({skill.get('path')})",
-                          (), "_65_include_loaded_skills", "reattached"))
+        parts.append(new_part("skill", f"skill: {skill.get('name')}", text, counter.count(text), index,
+                              f"skill {skill.get('name')} reattached after compaction ({skill.get('path')})",
+                              (), "_65_include_loaded_skills", "reattached"))
         return
-    summarised = item.origin != "raw"
-    label = f"history: {item.where}" + (f" ({item.kind})" if item.kind not in ("other",) else "")
-    parts.append(Part("history", label, text, counter.count(text), index,
-                      f"{item.origin} {item.where}, messages {', '.join(item.message_ids) or '-'}", (), "",
-                      "summarised" if summarised else "raw"))
+    where, ids = item.where, item.message_ids
+    label = f"history: {where}" if kind == "other" else f"history: {where} ({kind})"
+    ids_text = ids[0] if len(ids) == 1 and ids[0] else ", ".join(ids) or "-"
+    parts.append(new_part("history", label, text, counter.count(text), index, f"{item.origin} {where}, messages {ids_text}",
+                          (), "", "raw" if item.origin == "raw" else "summarised"))
 
 
 def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter",
@@ -158,23 +190,24 @@ def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "
     """One part per extras key; with `last` (kept between calls), a key whose value (a string), origin and
     kind are as they were keeps its part (its count and source, when only its place moved)."""
     parts = []
+    origins, temporary, fn = ld.extras_origin, ld.extras_temporary, counter.fn
     for key, value in extras.items():
-        info, kind = ld.extras_origin.get(key, (None, "persistent" if key in ld.extras_persistent else "temporary"))
-        if key in ld.extras_temporary:
-            kind = "temporary"
+        got = origins.get(key)
+        info = got[0] if got is not None else None
+        kind = "temporary" if key in temporary else got[1] if got is not None else \
+            "persistent" if key in ld.extras_persistent else "temporary"
         hit = last.get(key) if last is not None else None
         if hit is not None and value.__class__ is str and hit[0] == value and hit[1] is info \
-                and hit[2] == kind and hit[3] is counter.fn:
+                and hit[2] == kind and hit[3] is fn:
             part = hit[4]
             if part.message_index != index:
-                part = hit[4] = Part("extras", part.label, part.text, part.tokens, index, part.source, (),
-                                     part.extension, kind)
+                part = hit[4] = part.at(index)
             parts.append(part)
             continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         ext = info.name if info is not None else ""
         source = f"set by {info.label}" if info is not None else "set outside an extension"
-        parts.append(Part("extras", f"extras: {key}", text, counter.count(text), index, source, (), ext, kind))
+        parts.append(new_part("extras", f"extras: {key}", text, counter.count(text), index, source, (), ext, kind))
         if last is not None:
-            last[key] = [value, info, kind, counter.fn, parts[-1]]
+            last[key] = [value, info, kind, fn, parts[-1]]
     return parts

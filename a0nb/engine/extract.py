@@ -10,7 +10,7 @@ from typing import Any
 from a0nb.engine.dirty_json import DirtyJson, try_parse
 from a0nb.errors import Misformat
 
-__all__ = ["ToolRequest", "first_closed_object", "parse_tool_request", "tool_request_from_native"]
+__all__ = ["ToolRequest", "first_closed_object", "parse_tool_request", "request_from_value", "tool_request_from_native"]
 
 _SHAPE = (
     '{"thoughts": ["..."], "headline": "...", "tool_name": "name_of_tool", '
@@ -72,6 +72,12 @@ def parse_tool_request(text: str) -> ToolRequest | Misformat:
             raw=text,
         )
     return result
+
+
+def request_from_value(value: Any, raw: str) -> ToolRequest | Misformat:
+    """What `parse_tool_request(raw)` gives a ToolRequest from, when `raw` is one strict JSON object that decodes
+    to `value` (the stream watch decoded it already): the same request, without decoding it again."""
+    return _validate(value, raw, raw)
 
 
 def tool_request_from_native(tool_calls: list[dict[str, Any]]) -> ToolRequest | Misformat:

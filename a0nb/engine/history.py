@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 from a0nb.engine.history_output import (MESSAGE_KINDS, Content, HistoryOutput, MessageKind, Origin, OutputItem,
-                                        _dumps, as_item, is_raw, render_content)
+                                        _NO_METADATA, _dumps, as_item, is_raw, new_item,
+                                        render_content)
 from a0nb.engine.tokens import TokenCounter
 
 __all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "HistoryOutput", "History",
@@ -217,13 +218,15 @@ def _summary_item(record: Topic | Bulk, origin: Origin, where: str) -> OutputIte
 
 
 def _message_item(message: Message, where: str) -> OutputItem:
-    cached = message._item
+    d = message.__dict__
+    cached = d.get("_item")
     if cached is not None and cached[0] == where:
         return cached[1]  # type: ignore[no-any-return]
-    origin: Origin = "summarised-message" if message.summary is not None else "raw"
-    item = OutputItem(message.ai, message.output_content(), (message.id,), origin, where, message.kind,
-                      MappingProxyType(dict(message.metadata)))
-    object.__setattr__(message, "_item", (where, item))
+    content, summary = d["content"], d["summary"]
+    item = new_item(d["ai"], content if summary is None and content.__class__ is str else message.output_content(),
+                    (d["id"],), "raw" if summary is None else "summarised-message", where, d["kind"],
+                    MappingProxyType(dict(metadata)) if (metadata := d["metadata"]) else _NO_METADATA)
+    d["_item"] = (where, item)  # (a cache: not a change of the message)
     return item
 
 
@@ -233,10 +236,17 @@ def _topic_items(topic: Topic, where: str) -> _Memo:
         return _summary_memo(topic, (where, topic.summary, topic.id), messages, "topic-summary", edits)
     memo, tail = _extend(topic._out, where, messages, edits)
     if tail or memo.edits != edits:
-        new = [_message_item(m, where) for m in tail]  # only the messages new or changed since the last call
-        images = memo.images + [len(memo.items) + i for i, item in enumerate(new) if _is_image(item)]
-        memo = topic._out = _Memo(where, memo.msgs + tail, memo.stamps + [_stamp(m) for m in tail], edits,
-                                  memo.items + new, images)
+        # only the messages new or changed since the last call: their items and stamps
+        new: list[OutputItem] = []
+        stamps: list[object] = []
+        images, at = memo.images, len(memo.items)
+        for m in tail:
+            item = _message_item(m, where)
+            if item.content.__class__ is list and _is_image(item):
+                images = [*images, at + len(new)]
+            new.append(item)
+            stamps.append(m._v or _stamp(m))
+        memo = topic._out = _Memo(where, memo.msgs + tail, memo.stamps + stamps, edits, memo.items + new, images)
     return memo
 
 
@@ -292,7 +302,7 @@ class History:
         """The items the model sees, from each topic's cached items: a message is converted only when it is
         new or changed. Images are expensive: only the newest `max_embeds` stay (all when <= 0), none
         without vision."""
-        out, images, edits, topics = HistoryOutput(), [], _EDITS[0], self.topics
+        out, images, edits, topics = list.__new__(HistoryOutput), [], _EDITS[0], self.topics  # (empty: no __init__)
         for i, b in enumerate(self.bulks, 1):
             list.append(out, _bulk_item(b, f"bulk {i}"))
         for topic, where in zip([*topics, self.current], [*_labels(len(topics)), "current topic"]):

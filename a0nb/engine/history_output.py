@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Literal, Mapping, SupportsIndex, TypeGuard, Union, get_args
 
-__all__ = ["HistoryOutput", "as_item", "OutputItem", "render_content", "is_raw", "MessageKind", "Origin"]
+__all__ = ["HistoryOutput", "as_item", "new_item", "OutputItem", "render_content", "is_raw", "MessageKind", "Origin"]
 
 MessageKind = Literal["user", "ai", "tool_result", "warning", "intervention", "summary", "extras", "other"]
 Origin = Literal["raw", "summarised-message", "topic-summary", "bulk-summary"]
@@ -68,6 +68,20 @@ class OutputItem:
     def __setitem__(self, key: str, value: Any) -> None:
         raise TypeError("history output items are read-only in a0nb: replace the item instead, e.g. "
                         "loop_data.history_output[i] = {'ai': False, 'content': '...'}")
+
+
+_new, _set = object.__new__, object.__setattr__
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+def new_item(ai: bool, content: str | list, message_ids: tuple[str, ...], origin: Origin, where: str,
+             kind: MessageKind, metadata: Mapping[str, Any] = _NO_METADATA) -> OutputItem:
+    """`OutputItem(...)`, the same object, made without the frozen dataclass's `object.__setattr__` per field
+    (a step makes one for each new history message and for the extras)."""
+    item = _new(OutputItem)
+    _set(item, "__dict__", {"ai": ai, "content": content, "message_ids": message_ids, "origin": origin,
+                            "where": where, "kind": kind, "metadata": metadata})
+    return item
 
 
 def as_item(value: Any) -> Any:

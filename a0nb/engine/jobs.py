@@ -41,10 +41,14 @@ class Jobs:
         return job
 
     def snapshot(self) -> list[Job]:
+        if not self._jobs:  # (the usual step: no job ever started, no list made)
+            return []
         return [j for j in self._jobs.values() if j.status != "delivered"]
 
     def finished(self) -> list[Job]:
         """Jobs whose result has not been delivered yet; marks them delivered."""
+        if not self._jobs:
+            return []
         out = [j for j in self._jobs.values() if j.status in ("done", "failed")]
         for j in out:
             j.status = "delivered" if j.status == "done" else j.status

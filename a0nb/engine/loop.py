@@ -4,6 +4,7 @@ extensions; this module only sequences the points."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from typing import Any, Sequence
 
 from a0nb.engine import approval
@@ -184,7 +185,9 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         agent.checkpoint(ld)
         await agent.fire("tool_execute_before", tool_args=args, tool_name=request.tool_name)
         tool.args = args
-        allowed, runtime, mode = await approval.approved(agent, request.tool_name, request.method, args)
+        allowed, runtime, mode = True, "", ""
+        if approval.gated(request.tool_name):  # a code tool: the turn's policy decides
+            allowed, runtime, mode = await approval.approved(agent, request.tool_name, request.method, args)
         try:
             if not allowed:
                 response = Response(message=agent.read_prompt("fw.code.denied.md", runtime=runtime, policy=mode))
@@ -217,10 +220,10 @@ async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str
     limit = agent.settings.tool_timeout
     if not limit:
         return await tool.execute(**args)
-    try:
-        if getattr(tool, "code_in_thread", False):  # its code runs in a thread, in a context of its own:
-            return await run_limited(tool.execute(**args), limit)  # a timer, no task per call
-        return await asyncio.wait_for(tool.execute(**args), limit)
+    try:  # in this task under a timer (no task per call); the tool's code in a copy of the context, as in a task
+        if getattr(tool, "code_in_thread", False):  # (its code runs in a thread, in a copy of its own)
+            return await run_limited(tool.execute(**args), limit)
+        return await run_limited(tool.execute(**args), limit, contextvars.copy_context())
     except asyncio.TimeoutError:
         return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "
                                 "(setting tool_timeout / A0NB_TOOL_TIMEOUT)")

@@ -25,39 +25,50 @@ __all__ = ["RecordStore", "share_unchanged", "Shared", "Spill", "SPILLED_FIELDS"
 SPILLED_FIELDS = ("messages", "parts")  # the fields that grow with the history; the rest stays in memory
 
 
-def share_unchanged(previous: CallRecord | None, record: CallRecord) -> int | None:
+def share_unchanged(previous: CallRecord | None, record: CallRecord, head: int | None = None) -> tuple[int | None, int]:
     """Make `record` hold the previous record's message dicts and parts wherever they are equal (the
     unchanged history and system prompt of a step), so a step adds only what is new; every other message
     becomes a copy of its own (what the caller was handed may be handed out again at the next call, and an
     edit then must not reach this record). Values are unchanged: every record still holds its whole input,
     only duplicates are merged. Returns how many leading messages it now holds as the previous record's
-    objects (None when it could not share, or the system message changed)."""
+    objects (None when it could not share, or the system message changed) and how many system parts lead
+    its parts; `head`: that count for `previous`, when known."""
     new = record.messages = list(record.messages)  # its own list: the caller keeps the one it was handed
     if previous is None or previous is record or "messages" not in previous.__dict__:
         new[:] = fresh_messages(new)
-        return None
+        return None, _end_counts(record.parts)[0]
     old = previous.messages
     n = min(len(old), len(new))
-    equal = common_prefix(old, new)  # (list comparisons in C)
+    equal = _prefix(old, new, len(old) - 1)  # (usually: all but the last message, whose end changed)
     shared: int | None = equal
     if equal == 0 and n:  # the system message (index 0) changed: the history after it may not have
         equal, shared = common_prefix(old[1:n], new[1:n]) + 1, None
     new[1:equal] = old[1:equal]
-    for i in [0, *range(equal, len(new))]:  # the system message, and after the first change: the few left
-        if i < n and (old[i] is new[i] or old[i] == new[i]):
-            new[i] = old[i]
-        elif i < len(new):
-            new[i] = fresh_message(new[i])
+    if new:
+        first = new[0]
+        new[0] = old[0] if n and (old[0] is first or old[0] == first) else fresh_message(first)
+    if equal < len(new):  # after the first change: copies of their own, or the previous record's where equal
+        new[max(equal, 1):] = fresh_messages(new[max(equal, 1):])
+        for i in range(max(equal, 1) + 1, n):
+            if old[i] == new[i]:
+                new[i] = old[i]
     # system parts lead a call's parts and extras end them; the history parts between are the composer's
     # own (one object per unchanged item already), so only the two ends are looked at: the system parts
     # when they are not the same objects already, the extras parts when they are at the same message (a
     # step that added history moved them all: none can be equal)
     parts, olds = record.parts, previous.parts
-    head, tail = _end_counts(parts)
-    old_head, old_tail = _end_counts(olds)
-    todo = [] if head == old_head and all(map(is_, parts[:head], olds[:head])) else [*range(head)]
-    if tail and old_tail and parts[-1].message_index == olds[-1].message_index:
-        todo += range(len(parts) - tail, len(parts))
+    old_head = _end_counts(olds)[0] if head is None else head
+    if len(parts) >= old_head and all(map(is_, parts[:old_head], olds[:old_head])) \
+            and (len(parts) == old_head or parts[old_head].kind != "system"):
+        head, todo = old_head, []
+    else:
+        head = _end_counts(parts)[0]
+        todo = [*range(head)]
+    old_tail = 0
+    if parts and olds and parts[-1].kind == "extras" and parts[-1].message_index == olds[-1].message_index:
+        tail, old_tail = _end_counts(parts, head)[1], _end_counts(olds, old_head)[1]
+        if tail and old_tail:
+            todo += range(len(parts) - tail, len(parts))
     if todo:
         by_key = {(p.kind, p.label): p for p in [*olds[:old_head], *olds[len(olds) - old_tail:]]}
         for i in todo:
@@ -65,15 +76,36 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord) -> int | No
             same = by_key.get((part.kind, part.label))
             if same is not None and same is not part and same == part:
                 parts[i] = same
-    return shared
+    return shared, head
 
 
-def _end_counts(parts: list[Part]) -> tuple[int, int]:
-    """How many system parts lead and how many extras parts end a call's parts."""
+def _prefix(old: list[Any], new: list[Any], guess: int) -> int:
+    """`common_prefix(old, new)`, answered by one comparison in C when it is `guess` (a step's usual answer)."""
+    limit = min(len(old), len(new))
+    if 0 < guess < limit and old[:guess] == new[:guess] and not (old[guess] is new[guess] or old[guess] == new[guess]):
+        return guess
+    return common_prefix(old, new)
+
+
+def _parts_prefix(old: list[Part], new: list[Part]) -> int:
+    """`common_prefix(old, new)` of two calls' parts, answered by one comparison in C in a step's usual case:
+    everything up to the old extras parts is the same (the extras moved, new history parts took their place)."""
+    limit, g = min(len(old), len(new)), len(old)
+    while g and old[g - 1].kind == "extras":
+        g -= 1
+    if g <= limit and old[:g] == new[:g]:
+        if g == limit or (old[g] is not new[g] and old[g].kind != new[g].kind):  # (parts of two kinds differ)
+            return g
+    return common_prefix(old, new)
+
+
+def _end_counts(parts: list[Part], head: int | None = None) -> tuple[int, int]:
+    """How many system parts lead and how many extras parts end a call's parts (`head`: the first, if known)."""
     n = len(parts)
-    head = 0
-    while head < n and parts[head].kind == "system":
-        head += 1
+    if head is None:
+        head = 0
+        while head < n and parts[head].kind == "system":
+            head += 1
     tail = n
     while tail > head and parts[tail - 1].kind == "extras":
         tail -= 1
@@ -151,10 +183,12 @@ class Spill:
             return fields
 
 
-def _reference(base: list[Any], new: list[Any]) -> tuple[list[Any], int, list[Any]]:
+def _reference(base: list[Any], new: list[Any], n: int | None = None) -> tuple[list[Any], int, list[Any]]:
     """`new` as (head, n, tail): head + base[len(head):len(head) + n] + tail, with the longest run of base
-    items found in C (the unchanged history of a step; head is the system message when only it changed)."""
-    n = common_prefix(base, new)
+    items found in C (the unchanged history of a step; head is the system message when only it changed);
+    `n`: how many leading items are equal, when known."""
+    if n is None:
+        n = common_prefix(base, new)
     if n or not new or not base:
         return [], n, new[n:]
     n = common_prefix(base[1:], new[1:])
@@ -180,8 +214,9 @@ class Shared:
         if "messages" not in d or "parts" not in d or "_fields_from" in d:
             return
         messages = d["messages"]
+        parts = d["parts"]
         key = (base, _reference(base_fields["messages"], messages) if shared is None else ([], shared, messages[shared:]),
-               _reference(base_fields["parts"], d["parts"]))
+               _reference(base_fields["parts"], parts, _parts_prefix(base_fields["parts"], parts)))
         del d["messages"], d["parts"]
         d["_fields_from"] = (self, key)
 
@@ -220,6 +255,7 @@ class RecordStore:
         self._shared: int | None = None  # how many leading messages `previous` holds as `_before`'s objects
         self._automatic: Spill | None = None  # the spill the record_keep setting started
         self._finished = 0
+        self._head: int | None = None  # how many system parts lead `previous`'s parts
 
     def spill_to(self, path: Path | str, keep: int = 50) -> Spill:
         """From now on keep only the newest `keep` finished records' messages and parts in memory; the
@@ -243,7 +279,7 @@ class RecordStore:
                 self.spill.stop()
                 self.spill = None
         previous = self.previous
-        shared = share_unchanged(previous, record)
+        shared, self._head = share_unchanged(previous, record, self._head if previous is not None else None)
         if previous is not None and "messages" in previous.__dict__ and "parts" in previous.__dict__:
             whole = {"messages": previous.messages, "parts": previous.parts}
             # `previous` is settled now (nothing later is compared with its lists but through `whole`)

@@ -33,6 +33,26 @@ class Part:
         """Stable identity for diffs between calls."""
         return f"{self.kind}:{self.label}"
 
+    def at(self, message_index: int) -> "Part":
+        """The same part at another message (`replace(self, message_index=...)`, made as `new_part` makes one)."""
+        part = _new(Part)
+        _set(part, "__dict__", {**self.__dict__, "message_index": message_index})
+        return part
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def new_part(kind: PartKind, label: str, text: str, tokens: int, message_index: int, source: str = "",
+             files: tuple[str, ...] = (), extension: str = "", origin: str = "", overrode: tuple[str, ...] = ()) -> Part:
+    """`Part(...)`, the same object, made without the frozen dataclass's one `object.__setattr__` per field
+    (half the time: a step makes one for each new history item and each moved extras key)."""
+    part = _new(Part)
+    _set(part, "__dict__", {"kind": kind, "label": label, "text": text, "tokens": tokens, "message_index": message_index,
+                            "source": source, "files": files, "extension": extension, "origin": origin,
+                            "overrode": overrode})
+    return part
+
 
 @dataclass
 class CallRecord:

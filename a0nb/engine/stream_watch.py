@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from a0nb.engine.control import turn_flag
 from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
-from a0nb.engine.extract import ToolRequest, parse_tool_request
+from a0nb.engine.extract import ToolRequest, parse_tool_request, request_from_value
 
 if TYPE_CHECKING:
     from a0nb.engine.calls import ModelCalls
@@ -84,6 +84,24 @@ class LoopSink:
                 await host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
         return snapshot
 
+    def quiet_run(self) -> str | None:
+        """While the deltas skip the fires, a provider's chunks at hand may be folded in one run (the stream
+        driver's `fold`): only a delta holding a `}` can close the tool request, so only there is `stop_at` asked."""
+        return "}" if self.quiet == self.extensions.version else None
+
+    def stop_at(self, full: str) -> str | None:
+        return self.watch.feed(full)
+
+    def run_over(self, reasoning: int, response: int, full: str) -> None:
+        """The run's deltas, told at once: the checkpoint as at its first delta (nothing but the pipeline ran
+        since; the reply so far is still the one before the run), then the skipped fires and the reply so far."""
+        if self.flag.raised or self.host.intervention is not None:
+            self.host.checkpoint(self.ld)
+        self.reasoning_skipped += reasoning
+        self.response_skipped += response
+        if response:
+            self.calls.streamed = full
+
     def _loud(self) -> None:
         """From now on every delta fires (the chains changed, or were never quiet)."""
         if self.quiet >= 0:
@@ -111,7 +129,8 @@ class ReplyWatch:
         self.start = -1            # offset of the first `{`
         self.blocked = False       # a `[` came before the first `{`: first_closed_object says None
         self.done = False          # the first object closed (or is blocked): nothing more to find
-        self.parser: DirtyJson | None = None
+        self._parser: DirtyJson | None = None  # (made when first needed: a strict reply is decoded in C)
+        self._decoded: dict[str, Any] | None = None  # the first object as the C decoder read it
         self.request: str | None = None   # the first closed object, once it is a valid tool request
         self.parsed: ToolRequest | None = None  # ... and what parse_tool_request made of it
         self._full = ""
@@ -119,12 +138,19 @@ class ReplyWatch:
         self._strict = True        # the object so far may be a prefix of strict JSON
 
     @property
+    def parser(self) -> DirtyJson | None:
+        """The incremental parser of the object from its `{` on (None before the first `{`)."""
+        if self._parser is None and self.start >= 0:
+            self._parser = DirtyJson()
+        return self._parser
+
+    @property
     def value(self) -> Any:
         """The parse of the reply so far (partial tokens included), None before the first `{`."""
-        if self.parser is None:
+        if self.start < 0:
             return None
         self._catch_up()
-        return self.parser.value
+        return self.parser.value  # type: ignore[union-attr]
 
     def feed(self, full: str) -> str | None:
         """The first complete tool request in `full` (the reply so far), or None."""
@@ -136,7 +162,6 @@ class ReplyWatch:
                 return None
             self.blocked = self.blocked or full.find("[", seen, brace) >= 0
             self.start = self._fed = seen = brace
-            self.parser = DirtyJson()
             self.done = self.blocked
         if self.live:
             self._catch_up()
@@ -146,7 +171,8 @@ class ReplyWatch:
         if end is not None:
             self.done = True
             obj = full[self.start:end]
-            parsed = parse_tool_request(obj)
+            decoded = self._decoded  # (what parse_tool_request(obj) would decode again)
+            parsed = parse_tool_request(obj) if decoded is None else request_from_value(decoded, obj)
             if isinstance(parsed, ToolRequest):
                 self.request, self.parsed = obj, parsed
         return self.request
@@ -156,7 +182,7 @@ class ReplyWatch:
         start = self.start
         if self._strict and not self.live and len(full) - start <= STRICT_LIMIT:
             try:
-                _value, end = _DECODER.raw_decode(full, start)
+                value, end = _DECODER.raw_decode(full, start)
             except json.JSONDecodeError as exc:
                 if exc.pos == len(full) or exc.msg.startswith("Unterminated string"):
                     return None  # strict JSON so far, cut short: DirtyJson would not have closed it either
@@ -165,6 +191,7 @@ class ReplyWatch:
                 self._strict = False
             else:  # DirtyJson stops at MAX_DEPTH levels: a deeper object never closes for it
                 if full.count("{", start, end) + full.count("[", start, end) <= MAX_DEPTH:
+                    self._decoded = value
                     return int(end)
                 self._strict = False
         self._catch_up()
@@ -173,7 +200,7 @@ class ReplyWatch:
         return start + parser.end if parser.completed and parser.end is not None else None
 
     def _catch_up(self) -> None:
-        full, parser = self._full, self.parser
-        if parser is not None and self._fed < len(full):
-            parser.feed(full[self._fed:])
+        full = self._full
+        if self.start >= 0 and self._fed < len(full):
+            self.parser.feed(full[self._fed:])  # type: ignore[union-attr]
             self._fed = len(full)

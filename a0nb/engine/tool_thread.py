@@ -17,6 +17,7 @@ import contextvars
 import os
 import queue
 import threading
+import time
 import types
 from typing import Any, Callable, Generator
 
@@ -186,18 +187,20 @@ async def in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> An
     raise value
 
 
-async def run_limited(awaitable: Any, limit: float) -> Any:
+async def run_limited(awaitable: Any, limit: float, context: contextvars.Context | None = None) -> Any:
     """Await `awaitable` in the current task; after `limit` seconds the task is cancelled there and
     asyncio.TimeoutError raised (as asyncio.wait_for does, without a task and a future per call). A
     cancellation from elsewhere (an interrupt) still propagates as CancelledError. The timer is set only
-    when the awaitable suspends: one that finishes in its first step (a quick call) needs none."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
+    when the awaitable suspends: one that finishes in its first step (a quick call) needs none.
+    `context`: every step of the awaitable runs in it (as in a task of its own, which runs in a copy)."""
+    started = time.monotonic()
     steps = awaitable.__await__()
     try:
-        pending = steps.send(None)
+        pending = steps.send(None) if context is None else context.run(steps.send, None)
     except StopIteration as done:
         return done.value
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit - (time.monotonic() - started)  # (the first step's time counts)
     task = asyncio.current_task()
     assert task is not None
     expired = False
@@ -207,9 +210,9 @@ async def run_limited(awaitable: Any, limit: float) -> Any:
         expired = True
         task.cancel()
 
-    handle = loop.call_at(deadline, expire)  # (from the start: the first step's time counts)
+    handle = loop.call_at(deadline, expire)
     try:
-        return await _resume(steps, pending)
+        return await _resume(steps, pending, context)
     except asyncio.CancelledError:
         uncancel = getattr(task, "uncancel", None)  # Python 3.11+: count out our own cancel
         if not expired or (uncancel is not None and uncancel() > 0):
@@ -220,21 +223,26 @@ async def run_limited(awaitable: Any, limit: float) -> Any:
 
 
 @types.coroutine
-def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Any]:
+def _resume(steps: Any, pending: Any, context: contextvars.Context | None) -> Generator[Any, Any, Any]:
     """The rest of an awaitable whose first step already ran (`yield from` from its second step on)."""
+    run = context.run if context is not None else _call
     while True:
         try:
             sent = yield pending
         except GeneratorExit:
-            steps.close()
+            run(steps.close)
             raise
         except BaseException as exc:
             try:
-                pending = steps.throw(exc)
+                pending = run(steps.throw, exc)
             except StopIteration as done:
                 return done.value
         else:
             try:
-                pending = steps.send(sent)
+                pending = run(steps.send, sent)
             except StopIteration as done:
                 return done.value
+
+
+def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Awaitable, Callable, Iterable
+import types
+from typing import Any, Awaitable, Callable, Coroutine, Generator, Iterable
 
 from a0nb.errors import ExtensionError
 
@@ -95,6 +96,25 @@ def call_subset(fn: Callable[..., Any], agent: Any, kwargs: dict[str, Any]) -> A
 
 async def as_coro(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+@types.coroutine
+def resume(coro: Coroutine[Any, Any, Any], pending: Any) -> Generator[Any, None, Any]:
+    """Go on awaiting `coro`, already run to a suspension that yielded `pending`: hand `pending` to the task as
+    `await` would have, then delegate as `await` does (what the task throws in, a cancellation, reaches `coro`)."""
+    while True:
+        try:
+            yield pending
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # delivered to `coro`, which may handle it and suspend again
+            try:
+                pending = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+            continue
+        return (yield from coro)
 
 
 def wrap(info: Any, point: str, exc: BaseException) -> ExtensionError:

@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from time import monotonic as _monotonic
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Awaitable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, cast
 
 from a0nb.errors import A0Error, RepairableError
-from a0nb.files.ext_calls import as_coro, call_subset, wrap
+from a0nb.files.ext_calls import as_coro, call_subset, resume, wrap
 
 if TYPE_CHECKING:
     from a0nb.files.extensions import Bound, Extensions
 
-__all__ = ["CLASS", "DONE", "FUNCTION", "TIMED", "fire_point", "fire_point_sync", "run_chain", "run_chain_sync"]
+__all__ = ["BARE", "CLASS", "DONE", "FUNCTION", "TIMED", "fire_point", "fire_point_sync", "run_chain", "run_chain_sync"]
 
 # How a bound chain entry is called (decided once, when the chain is bound): an Extension class or a registered
-# function straight from the chain's loop, or through Extensions._run (a user file: timed, maybe in a worker)
-CLASS, FUNCTION, TIMED = 0, 1, 2
+# function straight from the chain's loop, or through Extensions._run (a user file: timed, maybe in a worker).
+# BARE: an Extension class that keeps the base __init__; its fresh instance is made and given `agent` and
+# `kwargs` as that __init__ gives them, without the call (`_new`, in C)
+CLASS, FUNCTION, TIMED, BARE = 0, 1, 2, 3
+_new: Callable[[Any], Any] = object.__new__
 
 
 class _Done(tuple):  # type: ignore[type-arg]
@@ -31,6 +35,7 @@ class _Done(tuple):  # type: ignore[type-arg]
 
 DONE = cast("Awaitable[None]", _Done())
 _LIMIT = getattr(asyncio, "timeout", None)  # (Python 3.11 on: a time limit without a task of its own)
+_LIMIT_AT = getattr(asyncio, "timeout_at", None)
 _NOTHING: Mapping[str, Any] = {}
 
 
@@ -74,18 +79,19 @@ def fire_point_sync(agent: Any, point: str, **kwargs: Any) -> None:
 async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """Call each extension of `chain` in order, awaiting the async ones (a user's under the time limit)."""
     ld = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
-    system = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
-    sections = system if isinstance(system, list) else None
+    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    n_sections = len(sections) if sections is not None else 0
     temp = pers = _NOTHING
-    n_sections = 0
     for info, how, watched in chain:
         if ld is not None:  # what attribution compares with (copies: their values are compared by identity)
             temp, pers = ld.extras_temporary, ld.extras_persistent
             temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
-            if sections is not None:
-                n_sections = len(sections)
         try:
-            if how == CLASS:
+            if how == BARE:
+                instance = _new(info.factory)
+                instance.agent, instance.kwargs = agent, {}
+                result = instance.execute(**kwargs)
+            elif how == CLASS:
                 result = info.factory(agent=agent).execute(**kwargs)
             elif how == FUNCTION:
                 result = call_subset(info.factory, agent, kwargs)
@@ -93,9 +99,22 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
                 result = ext._run(info, point, agent, kwargs)
             if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
                 if watched and ext.timeout:
-                    if _LIMIT is None:
+                    if _LIMIT is None or _LIMIT_AT is None:
                         await asyncio.wait_for(as_coro(result), ext.timeout)
-                    else:  # in this task, as upstream awaits it: no task, no loop pass per call
+                    elif result.__class__ is CoroutineType:
+                        # in this task, as upstream awaits it; the limit is armed only if the coroutine suspends
+                        # (most never do, and a timer is a handle scheduled and cancelled per call), counted from
+                        # its start all the same
+                        started = _monotonic()
+                        try:
+                            pending = result.send(None)
+                        except StopIteration:
+                            pass
+                        else:
+                            loop = asyncio.get_running_loop()
+                            async with _LIMIT_AT(loop.time() + ext.timeout - (_monotonic() - started)):
+                                await resume(result, pending)
+                    else:
                         async with _LIMIT(ext.timeout):
                             await result
                 else:  # bundled hooks are part of the loop: no watchdog task per call
@@ -109,26 +128,29 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
         if ld is not None:
             if ld.extras_temporary or ld.extras_persistent:
                 _attribute_extras(info, ld, temp, pers)
-            if sections is not None and len(sections) > n_sections:
-                for i in range(n_sections, len(sections)):
+            if sections is not None:  # the sections `info` appended (its own length: one len() per extension)
+                n = len(sections)
+                for i in range(n_sections, n):
                     ld.system_origin[i] = info
+                n_sections = n
 
 
 def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """`run_chain` for a synchronous point: an extension's awaitable result is settled by Extensions._settle_sync."""
     ld = kwargs["loop_data"] if "loop_data" in kwargs else None
-    system = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
-    sections = system if isinstance(system, list) else None
+    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    n_sections = len(sections) if sections is not None else 0
     temp = pers = _NOTHING
-    n_sections = 0
     for info, how, _watched in chain:
         if ld is not None:
             temp, pers = ld.extras_temporary, ld.extras_persistent
             temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
-            if sections is not None:
-                n_sections = len(sections)
         try:
-            if how == CLASS:
+            if how == BARE:
+                instance = _new(info.factory)
+                instance.agent, instance.kwargs = agent, {}
+                result = instance.execute(**kwargs)
+            elif how == CLASS:
                 result = info.factory(agent=agent).execute(**kwargs)
             elif how == FUNCTION:
                 result = call_subset(info.factory, agent, kwargs)
@@ -143,9 +165,17 @@ def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kw
         if ld is not None:
             if ld.extras_temporary or ld.extras_persistent:
                 _attribute_extras(info, ld, temp, pers)
-            if sections is not None and len(sections) > n_sections:
-                for i in range(n_sections, len(sections)):
+            if sections is not None:
+                n = len(sections)
+                for i in range(n_sections, n):
                     ld.system_origin[i] = info
+                n_sections = n
+
+
+def _sections(kwargs: dict[str, Any]) -> list[str] | None:
+    """The system prompt's sections, when the point is given them as a list (their origins are recorded)."""
+    system = kwargs["system_prompt"]
+    return system if isinstance(system, list) else None
 
 
 def _attribute_extras(info: Any, ld: Any, temp: Mapping[str, Any], pers: Mapping[str, Any]) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Callable, cast
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import A0Error, ExtensionError, RepairableError
 from a0nb.files.ext_calls import REGISTERED, Registrations, call_subset, wrap
-from a0nb.files.ext_chain import CLASS, FUNCTION, TIMED, fire_point, fire_point_sync, run_chain, run_chain_sync
+from a0nb.files.ext_chain import BARE, CLASS, FUNCTION, TIMED, fire_point, fire_point_sync, run_chain, run_chain_sync
 from a0nb.files.extensible import PointRegistry, extensible, function_point
 from a0nb.files.hierarchy import Hierarchy, py_files
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
@@ -333,7 +333,10 @@ def _how(info: ExtensionInfo) -> int:
     """Called straight from the chain's loop: bundled extensions and async functions registered from Python
     (user files, even trusted ones, go through Extensions._run and its `_invoke`: TIMED)."""
     if info.root_label.startswith("bundled") or (info.path is None and _trusted(info)):
-        return CLASS if info.is_class else FUNCTION
+        if not info.is_class:
+            return FUNCTION
+        plain = getattr(info.factory, "__init__", None) is Extension.__init__
+        return BARE if plain and getattr(info.factory, "__new__", None) is object.__new__ else CLASS
     return TIMED
 
 

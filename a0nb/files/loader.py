@@ -1,9 +1,12 @@
 """Import user Python files (tools, extensions, variables loaders, providers) as fresh modules,
-cached by (path, mtime, size), with failures turned into diagnostics instead of crashes."""
+cached by (path, mtime, size), with failures turned into diagnostics instead of crashes. The installation's
+own files are imported once per process and shared by every agent (`installed`)."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
+import os
 import sys
 import threading
 import traceback
@@ -13,8 +16,9 @@ from types import ModuleType
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
-from a0nb.folder_trust import is_trusted
-from a0nb.files.imports import Redirector
+from a0nb.folder_trust import BUNDLED_PARTS, is_trusted
+from a0nb.files.imports import Redirector, plain_redirector
+from a0nb.resources import bundled_root
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 
 
@@ -38,12 +42,46 @@ def file_key(path: Path) -> _Key | None:
     return _Key(str(path), st.st_mtime_ns, st.st_size)
 
 
+@functools.lru_cache(maxsize=4)  # where a0nb is installed does not change while it runs
+def _installed_dirs(bundled: Path) -> tuple[str, ...]:
+    return tuple(os.path.join(bundled, part, "") for part in BUNDLED_PARTS)
+
+
+def installed(path: str) -> bool:
+    """Whether `path`, as the hierarchy found it (under the bundled root), is one of a0nb's own files
+    (extensions, tools, providers, plugins, profiles). A link to one from another folder is not."""
+    return path.startswith(_installed_dirs(bundled_root()))
+
+
+class InstalledModules:
+    """The modules of the installation's own files, shared by every loader of the process (a new agent, a
+    subordinate, each item of a batch), as upstream's folder -> classes cache is: a process-wide cache, not
+    state (one version of a file under one module name gives one module; an edited file is imported again).
+    Such a file imports only a0nb's modules, so its `__builtins__` are the plain redirection of Agent Zero's
+    names, tied to no agent's hierarchy; a file that fails to import is not kept (each loader reports it)."""
+
+    def __init__(self) -> None:
+        self._modules: dict[tuple[str, str], tuple[_Key, ModuleType]] = {}
+        self.redirector = plain_redirector()
+
+    def get(self, key: _Key, module_name: str) -> ModuleType | None:
+        hit = self._modules.get((key.path, module_name))
+        return hit[1] if hit is not None and hit[0] == key else None
+
+    def put(self, key: _Key, module_name: str, module: ModuleType) -> None:
+        self._modules[(key.path, module_name)] = (key, module)
+
+
+INSTALLED = InstalledModules()
+
+
 class ModuleLoader:
     """Loads `.py` files once per version; a changed file is imported again on next use."""
 
-    def __init__(self, diagnostics: Diagnostics, roots: Any = None) -> None:
+    def __init__(self, diagnostics: Diagnostics, roots: Any = None, shared: InstalledModules | None = INSTALLED) -> None:
         self.diagnostics = diagnostics
         self._cache: dict[str, tuple[_Key, ModuleType | None]] = {}
+        self.shared = shared  # None: the installation's files too are imported afresh by this loader
         # Agent Zero's module names inside loaded files (a0nb.files.imports); `roots` (a callable giving the
         # search hierarchy) lets `extensions.python.…`, `tools.…` and `plugins.…` name its files
         self.redirector = Redirector(roots, self._load_upstream)
@@ -66,21 +104,33 @@ class ModuleLoader:
             return hit[1]
         if not is_trusted(path):  # folder trust: listed once by the hierarchy (files/trust_scan.py), never run
             return None
-        module = self._import(path, module_name, area)
+        if self.shared is not None and installed(key.path):
+            module = self._installed(path, key, module_name, area, self.shared)
+        else:
+            module = self._import(path, module_name, area)
         self._cache[key.path] = (key, module)
         return module
 
+    def _installed(self, path: Path, key: _Key, module_name: str, area: str, shared: InstalledModules) -> ModuleType | None:
+        with _IMPORTING:  # (one import of a file when several agents of a batch load it at once)
+            module = shared.get(key, module_name)
+            if module is None:
+                module = self._import_locked(path, module_name, area, shared.redirector)
+                if module is not None:
+                    shared.put(key, module_name, module)
+            return module
+
     def _import(self, path: Path, module_name: str, area: str) -> ModuleType | None:
         with _IMPORTING:
-            return self._import_locked(path, module_name, area)
+            return self._import_locked(path, module_name, area, self.redirector)
 
-    def _import_locked(self, path: Path, module_name: str, area: str) -> ModuleType | None:
+    def _import_locked(self, path: Path, module_name: str, area: str, redirector: Redirector) -> ModuleType | None:
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             self.diagnostics.add("error", area, "cannot be imported as a Python module", path)
             return None
         module = importlib.util.module_from_spec(spec)
-        module.__dict__["__builtins__"] = self.redirector.builtins()
+        module.__dict__["__builtins__"] = redirector.builtins()
         # Registered only while executing, so dataclasses and typing can resolve the module.
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module

@@ -26,6 +26,14 @@ class ModelConfig:
     vision: bool = False
     tools: list[dict[str, Any]] | None = None   # native tool schemas (OpenAI shape), sent when set
 
+    def copy(self) -> ModelConfig:
+        """The same settings with `params` of its own (what an extension may edit), made without running
+        `__init__` again (a model call makes one per call)."""
+        new = object.__new__(self.__class__)
+        new.__dict__.update(self.__dict__)
+        new.params = self.params.copy()
+        return new
+
 
 @dataclass
 class ModelReply:
@@ -62,8 +70,10 @@ class StreamBroken(ModelError):
 class Provider(Protocol):
     """What every provider implements. `state` is one dict per request, shared with provider extensions.
     Optional: `tags(config) -> set[str]` (capabilities that gate extensions: `reasoning`, `tools`, `usage`;
-    without it `has_reasoning_channel` stands for the `reasoning` tag) and `completed(reply, state)` (the
-    reply is final, after extensions and early stop)."""
+    without it `has_reasoning_channel` stands for the `reasoning` tag), `completed(reply, state)` (the
+    reply is final, after extensions and early stop) and, on the class, `chunks(messages, state) -> list | None`
+    (the native chunks `stream` would yield, all at once, when the provider has them before the stream starts;
+    None: `stream` serves this request)."""
 
     name: str
 
@@ -78,6 +88,22 @@ class StreamSink(Protocol):
     async def reasoning(self, delta: str, full: str) -> None: ...
     async def response(self, delta: str, full: str) -> str | None:
         """Return a snapshot to stop the stream early (the canonical reply), or None to go on."""
+
+
+class RunSink(StreamSink, Protocol):
+    """A sink that may be handed a reply's deltas as one run while no one wants them one by one: the driver then
+    folds the chunks a provider has at hand (`chunks`) without a call per delta, and tells the sink at the end."""
+
+    def quiet_run(self) -> str | None:
+        """None: each delta goes to `reasoning` / `response`. Else the text a response delta must hold for the
+        reply to end there: only at such a delta is `stop_at` asked."""
+
+    def stop_at(self, full: str) -> str | None:
+        """As `response` returns: the snapshot that ends the reply (`full`: the reply so far), or None."""
+
+    def run_over(self, reasoning: int, response: int, full: str) -> None:
+        """The run is over (or broke off): it held that many reasoning and response deltas, `full` the reply so
+        far (before a snapshot replaced it)."""
 
 
 _TAIL = 8  # items common_prefix compares one by one at the end

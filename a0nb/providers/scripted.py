@@ -138,11 +138,24 @@ class ScriptedProvider:
         state["request"] = {"messages": messages}
         return messages, state
 
-    async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
-        reply = self._next(messages)
-        state["reply"] = reply
+    def chunks(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> list[tuple[str, str]] | None:
+        """The chunks `stream` yields, all at once (for a driver with no one to show them to one by one); None
+        when the reply streams in time (a `delay`) or breaks off midway: then `stream` serves the reply chosen here."""
+        reply = self._start(messages, state)
+        if reply.delay or reply.error:
+            return None
+        content, reasoning = reply.content, reply.reasoning
+        return [*[("r", reasoning[i:i + CHUNK]) for i in range(0, len(reasoning), CHUNK)],
+                *[("c", content[i:i + CHUNK]) for i in range(0, len(content), CHUNK)]]
+
+    def _start(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> ScriptedReply:
+        reply = state["reply"] = self._next(messages)
         if reply.error and reply.error != "break":
             raise _fault(reply.error)
+        return reply
+
+    async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
+        reply = state.get("reply") or self._start(messages, state)  # (chosen already when `chunks` said None)
         for i in range(0, len(reply.reasoning), CHUNK):
             yield ("r", reply.reasoning[i:i + CHUNK])
         for i in range(0, len(reply.content), CHUNK):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Sequence
+from typing import Any, AsyncIterator, Sequence
 
 from a0nb.atomic_io import StorageError
 from a0nb.errors import A0Error
-from a0nb.providers.base import ModelConfig, ModelReply, Provider, StreamBroken, StreamSink, TransientModelError
+from a0nb.providers.base import (ModelConfig, ModelReply, Provider, RunSink, StreamBroken, StreamSink,
+                               TransientModelError)
 from a0nb.providers.extension import CallPipeline, LoadedExtension, bundled_provider_extensions
 
 __all__ = ["complete"]
@@ -33,55 +34,32 @@ async def complete(provider: Provider, messages: list[dict[str, Any]], config: M
 
 async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink: StreamSink | None) -> ModelReply:
     started = time.perf_counter()
-    provider = pipeline.provider
+    provider, run = pipeline.provider, _Run(pipeline, sink)
     native = pipeline.request(messages)
     state = pipeline.state
-    direct = None if pipeline.chunking else provider.process_chunk  # no extension folds (now): skip the pipeline
-    reasoning = content = ""  # running texts: the sink gets the whole text so far without re-joining
-    stopped = in_sink = False  # in_sink: what the sink raises (an intervention, say) is not a broken stream
-    stream = provider.stream(native, state)
+    stream = None
     try:
-        async for chunk in stream:
-            if direct is None:
-                r_delta, c_delta = pipeline.chunk(chunk)
-                if not pipeline.chunking:  # the last folding extension passes the rest through
-                    direct = provider.process_chunk
-            else:
-                r_delta, c_delta = direct(chunk, state)
-            if r_delta:
-                reasoning += r_delta
-                if sink is not None:
-                    in_sink = True
-                    await sink.reasoning(r_delta, reasoning)
-                    in_sink = False
-            if c_delta:
-                content += c_delta
-                if sink is not None:
-                    in_sink = True
-                    snapshot = await sink.response(c_delta, content)
-                    in_sink = False
-                    if snapshot is not None:  # early stop: the reply ends with the first tool request
-                        content, stopped = snapshot, True
-                        break
-        if not stopped:
-            r_delta, c_delta = pipeline.end()
-            acc = {"r": reasoning, "c": content}
-            in_sink = True
-            await _emit(sink, r_delta, c_delta, acc)
-            in_sink = False
-            reasoning, content = acc["r"], acc["c"]
+        # nobody to show single deltas to, and the provider has its whole stream at hand: one synchronous run
+        closer = run.quiet()
+        if closer is not None and (chunks := _at_hand(provider, native, state)) is not None:
+            run.fold(chunks, closer)
+        else:
+            stream = provider.stream(native, state)
+            await run.follow(stream)
+        if not run.stopped:
+            await run.end()
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        if state["partial"]["chunks"] and not in_sink:
+        if state["partial"]["chunks"] and not run.in_sink:  # (what the sink raises, an intervention say, is its own)
             raise StreamBroken(f"the {provider.name} stream broke after {state['partial']['chunks']} chunks: "
-                               f"{type(exc).__name__}: {exc}", content) from exc
+                               f"{type(exc).__name__}: {exc}", run.content) from exc
         raise
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
-    reply = pipeline.reply((reasoning, content), stopped)
+    reply = pipeline.reply((run.reasoning, run.content), run.stopped)
     reply.latency = time.perf_counter() - started
     try:
         pipeline.completed(reply)  # a recording provider writes its cassette here
@@ -94,16 +72,118 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
     return reply
 
 
-async def _emit(sink: StreamSink | None, r_delta: str, c_delta: str, acc: dict[str, str]) -> bool:
-    if r_delta:
-        acc["r"] += r_delta
-        if sink is not None:
-            await sink.reasoning(r_delta, acc["r"])
-    if c_delta:
-        acc["c"] += c_delta
-        if sink is not None:
-            snapshot = await sink.response(c_delta, acc["c"])
-            if snapshot is not None:
-                acc["c"] = snapshot
-                return True
-    return False
+def _at_hand(provider: Provider, native: list[dict[str, Any]], state: dict[str, Any]) -> list[Any] | None:
+    """The provider's native chunks all at once, when it has them before its stream starts (`chunks`). Looked up
+    on the class: a wrapper that hands every other attribute on to the provider it wraps streams for itself."""
+    chunks = getattr(type(provider), "chunks", None)
+    return None if chunks is None else chunks(provider, native, state)  # type: ignore[no-any-return]
+
+
+class _Run:
+    """The reply so far: the deltas folded from the chunks (the pipeline's provider and extensions), given to the
+    sink, and whether the sink stopped it early. `in_sink`: what was raised, was raised by the sink."""
+
+    __slots__ = ("pipeline", "sink", "reasoning", "content", "stopped", "in_sink")
+
+    def __init__(self, pipeline: CallPipeline, sink: StreamSink | None) -> None:
+        self.pipeline, self.sink = pipeline, sink
+        self.reasoning = self.content = ""
+        self.stopped = self.in_sink = False
+
+    def quiet(self) -> str | None:
+        """None while someone wants each delta as it comes; else the text a response delta must hold for the
+        sink to stop the reply there ('' when there is no sink: nothing stops it)."""
+        sink = self.sink
+        if sink is None:
+            return ""
+        quiet = getattr(sink, "quiet_run", None)  # (a RunSink)
+        return None if quiet is None else quiet()  # type: ignore[no-any-return]
+
+    def fold(self, chunks: list[Any], closer: str) -> None:
+        """Every chunk through the pipeline as in `follow`, in one synchronous run: the sink is asked only at a
+        response delta holding `closer` (`stop_at`), and told once at the end (`run_over`) what it would have been
+        told delta by delta. (Nothing runs between the deltas but the pipeline: the sink loses nothing.)"""
+        pipeline = self.pipeline
+        sink: RunSink | None = self.sink  # type: ignore[assignment]
+        state = pipeline.state
+        direct = None if pipeline.chunking else pipeline.provider.process_chunk
+        stop = sink.stop_at if sink is not None and closer else None
+        reasoning = content = ""
+        snapshot: str | None = None
+        r_count = c_count = 0
+        try:
+            for chunk in chunks:
+                if direct is None:
+                    r_delta, c_delta = pipeline.chunk(chunk)
+                    if not pipeline.chunking:
+                        direct = pipeline.provider.process_chunk
+                else:
+                    r_delta, c_delta = direct(chunk, state)
+                if r_delta:
+                    reasoning += r_delta
+                    r_count += 1
+                if c_delta:
+                    content += c_delta
+                    c_count += 1
+                    if stop is not None and closer in c_delta:
+                        self.in_sink = True
+                        snapshot = stop(content)
+                        self.in_sink = False
+                        if snapshot is not None:
+                            self.stopped = True
+                            break
+        finally:
+            self.reasoning, self.content = reasoning, (snapshot if snapshot is not None else content)
+            if sink is not None:
+                self.in_sink = True
+                sink.run_over(r_count, c_count, content)
+                self.in_sink = False
+
+    async def follow(self, stream: AsyncIterator[Any]) -> None:
+        """Chunk by chunk as the stream brings them, each delta to the sink."""
+        pipeline, sink = self.pipeline, self.sink
+        state = pipeline.state
+        direct = None if pipeline.chunking else pipeline.provider.process_chunk  # no extension folds (now)
+        reasoning = content = ""  # running texts: the sink gets the whole text so far without re-joining
+        try:
+            async for chunk in stream:
+                if direct is None:
+                    r_delta, c_delta = pipeline.chunk(chunk)
+                    if not pipeline.chunking:  # the last folding extension passes the rest through
+                        direct = pipeline.provider.process_chunk
+                else:
+                    r_delta, c_delta = direct(chunk, state)
+                if r_delta:
+                    reasoning += r_delta
+                    if sink is not None:
+                        self.in_sink = True
+                        await sink.reasoning(r_delta, reasoning)
+                        self.in_sink = False
+                if c_delta:
+                    content += c_delta
+                    if sink is not None:
+                        self.in_sink = True
+                        snapshot = await sink.response(c_delta, content)
+                        self.in_sink = False
+                        if snapshot is not None:  # early stop: the reply ends with the first tool request
+                            content, self.stopped = snapshot, True
+                            break
+        finally:
+            self.reasoning, self.content = reasoning, content
+
+    async def end(self) -> None:
+        """The stream ended by itself: what the extensions held back goes to the sink."""
+        r_delta, c_delta = self.pipeline.end()
+        sink = self.sink
+        self.in_sink = True
+        if r_delta:
+            self.reasoning += r_delta
+            if sink is not None:
+                await sink.reasoning(r_delta, self.reasoning)
+        if c_delta:
+            self.content += c_delta
+            if sink is not None:
+                snapshot = await sink.response(c_delta, self.content)
+                if snapshot is not None:
+                    self.content = snapshot
+        self.in_sink = False

@@ -2,7 +2,7 @@
 (A0NB_FROZEN_TIME or the frozen_time setting) so recorded notebooks stay deterministic."""
 import datetime
 
-from a0nb.ext import Extension
+from a0nb.ext import Extension, extra_text
 
 FORMAT = "%Y-%m-%d %H:%M:%S"
 _STRFTIME = datetime.datetime.strftime
@@ -18,6 +18,6 @@ def stamp(now):
 
 class IncludeCurrentDatetime(Extension):
     def execute(self, loop_data=None, **kwargs):
-        now = self.agent.now()
-        text = self.agent.read_prompt("agent.system.datetime.md", date_time=stamp(now))
-        loop_data.extras_temporary["current_datetime"] = text.strip()
+        agent = self.agent
+        loop_data.extras_temporary["current_datetime"] = extra_text(agent, "agent.system.datetime.md",
+                                                                    date_time=stamp(agent.now()))

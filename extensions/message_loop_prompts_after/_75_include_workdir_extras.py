@@ -1,9 +1,10 @@
 """extras_temporary["project_file_structure"]: a bounded file tree of the notebook folder (walked again
 only when something in it changed: see file_tree)."""
-from a0nb.ext import Extension
+from a0nb.ext import Extension, extra_text
 from a0nb.ext import clean_ignore_list, file_tree
 
 _LAST = [None]  # (the file_structure settings last seen, a copy of them, what they give)
+_FOLDER = [None]  # (the workdir Path last seen, its text): one slot, replaced whole (a Path is immutable)
 
 
 def tree_arguments(fs):
@@ -33,8 +34,11 @@ class IncludeWorkdirExtras(Extension):
         enabled, tree_kwargs, shown_ignore, max_depth = tree_arguments(agent.project.file_structure)
         if not enabled:
             return
-        folder = str(agent.workdir)
+        workdir, last = agent.workdir, _FOLDER[0]
+        if last is None or last[0] is not workdir:
+            last = _FOLDER[0] = (workdir, str(workdir))
+        folder = last[1]
         tree = file_tree(folder, **tree_kwargs)
-        text = agent.read_prompt("agent.extras.workdir_structure.md", folder=folder, max_depth=max_depth,
-                                 gitignore=shown_ignore, file_structure=tree)
-        loop_data.extras_temporary["project_file_structure"] = text.strip()
+        loop_data.extras_temporary["project_file_structure"] = extra_text(
+            agent, "agent.extras.workdir_structure.md", folder=folder, max_depth=max_depth, gitignore=shown_ignore,
+            file_structure=tree)

@@ -122,3 +122,65 @@ def test_a_stream_extension_added_between_calls_fires_at_the_next_call(nb: Path)
     assert seen == ["01234567", "0123456789"]
     chunks = -(-len(LONG) // CHUNK)
     assert agent.extensions.stats.counts["response_stream_chunk"] == 4 * chunks
+
+
+TRAILING = answer("short") + " and then some words the early stop leaves out of the reply"
+_REPLIES: list[Any] = [
+    TRAILING,  # stops early, inside a chunk: the usage counts the chunks read up to the stop
+    {"content": LONG, "reasoning": "first think, then answer at length"},
+    "<think>plan the answer</think>" + answer("thought first"),
+    "no JSON at all, a misformat the loop sends back",
+    answer("done"),
+]
+
+
+def _turn(nb: Path, traced: bool, setup: Callable[[Agent], None] | None = None) -> tuple[Agent, list[Any]]:
+    agent = Agent(nb, model=list(_REPLIES))
+    if traced:
+        agent.extensions.stats.trace = []  # every delta fires one by one: the stream is followed chunk by chunk
+    if setup is not None:
+        setup(agent)
+    try:
+        turns: list[Any] = [agent.ask("go").text]
+    except TurnInterrupted:
+        turns = ["interrupted"]
+    while agent.models.provider("chat").remaining:  # type: ignore[attr-defined]
+        turns.append(agent.ask("more").text)
+    return agent, turns
+
+
+def _seen(agent: Agent) -> list[Any]:
+    return [(c.response, c.reasoning, c.usage, c.tool_request, c.error) for c in agent.calls] + \
+        [str(m.content) for m in agent.history.messages()]
+
+
+def test_replies_folded_in_one_run_read_as_when_followed_chunk_by_chunk(nb: Path) -> None:
+    """With no stream extension the scripted chunks are folded in one run (no call per delta): the records, the
+    history and the fire counts are the same as when each delta goes through the sink (a trace is kept)."""
+    quiet, quiet_turns = _turn(nb, traced=False)
+    traced, traced_turns = _turn(nb, traced=True)
+    assert quiet_turns == traced_turns and _seen(quiet) == _seen(traced)
+    assert quiet.calls[0].response == answer("short") and quiet.calls[0].usage["completion_tokens"] == \
+        -(-len(answer("short")) // CHUNK) * CHUNK // 4
+    assert quiet.calls[2].reasoning == "plan the answer"
+    assert quiet.extensions.stats.counts == traced.extensions.stats.counts
+
+
+def test_an_intervention_or_interrupt_waiting_when_the_run_starts_is_taken_at_its_first_delta(nb: Path) -> None:
+    """As delta by delta: nothing of the reply is kept (it had not streamed yet when the checkpoint took it)."""
+    def intervene(agent: Agent) -> None:
+        def once(call_data: dict[str, Any]) -> None:
+            if len(agent.calls) == 1:
+                agent.intervene("do the other thing")
+        agent.register_extension("chat_model_call_before", once, name="intervene")
+
+    def interrupt(agent: Agent) -> None:
+        agent.register_extension("chat_model_call_before", lambda: agent.interrupt() if len(agent.calls) == 1
+                                 else None, name="interrupt")
+
+    for setup in (intervene, interrupt):
+        quiet, quiet_turns = _turn(nb, False, setup)
+        traced, traced_turns = _turn(nb, True, setup)
+        assert quiet_turns == traced_turns and _seen(quiet) == _seen(traced)
+        texts = [str(m.content) for m in quiet.history.messages()]
+        assert not any(text and TRAILING.startswith(text) for text in texts)  # no part of the first reply was kept

@@ -91,6 +91,30 @@ def test_incremental_messages_with_an_extra_item_and_a_given_prefix(steps: list[
         last = history
 
 
+def test_the_extras_item_is_reused_only_while_the_extras_message_is_the_same() -> None:
+    composer, counter = composition.Composer(), TokenCounter(fn=len)
+    history = [OutputItem(True, "a", ("m1",), "raw", "topic 1", "other")]
+    for i, value in enumerate(["one", "one", "two", "one", "two"]):
+        history = history + [OutputItem(False, f"r{i}", (f"u{i}",), "raw", "topic 1", "other"),
+                             OutputItem(True, f"a{i}", (f"a{i}",), "raw", "topic 1", "other"),
+                             OutputItem(False, f"r{i}", (f"r{i}",), "raw", "topic 1", "other")]
+        ld = LoopData(system=["S"], history_output=list(history), extras_temporary={"k": value})
+        message = f"[EXTRAS] {value}"
+        got = composer.build(ld, message, composition.extras_text(ld), counter)
+        assert got == composition.build(ld, message, composition.extras_text(ld), counter)
+        assert got[0][-1]["content"] == f"r{i}\n{message}"
+        assert [p.text for p in got[1] if p.kind == "extras"] == [value]
+
+
+def test_parts_made_fast_are_parts() -> None:
+    from a0nb.engine.records import Part, new_part
+    args = ("history", "history: topic 1", "text", 3, 2, "raw topic 1, messages m1", ("f",), "ext", "raw", ("o",))
+    part = new_part(*args)  # type: ignore[arg-type]
+    assert part == Part(*args) and hash(part) == hash(Part(*args)) and repr(part) == repr(Part(*args))  # type: ignore[arg-type]
+    moved = part.at(5)
+    assert moved == Part(*args[:4], 5, *args[5:]) and part.message_index == 2  # type: ignore[arg-type]
+
+
 def test_unchanged_prefix_is_not_converted_again() -> None:
     class Counting(OutputItem):  # counts reads of `content`: a converted item is read once
         reads = 0

@@ -111,6 +111,38 @@ def test_records_equal_their_state_when_the_system_prompt_changes_at_some_steps(
     assert all(x is y for x, y in zip(a.messages[1:-1], b.messages[1:-1]))
 
 
+def test_records_equal_their_state_when_the_number_of_system_sections_changes(tmp_path: Path) -> None:
+    """The store remembers how many system parts lead the last record's parts: a step with a section more or
+    fewer (added, then dropped again) counts them anew and shares only equal parts."""
+    agent, made = _agent(tmp_path)
+    seen: list[int] = []
+
+    def system(system_prompt: list[str], **kwargs: Any) -> None:  # a second section at every other step
+        seen.append(1)
+        system_prompt.append("always")
+        if len(seen) % 2:
+            system_prompt.append(f"sometimes {len(seen) // 4}")
+
+    agent.register_extension("system_prompt", system, name="sections")
+    heads: list[tuple[Any, Any]] = []  # (the store's count for the last record, that record) at each call
+    agent.register_extension("call_recorded", lambda record: heads.append((agent.models.store._head,
+                                                                           agent.models.store.previous)), name="heads")
+    agent.ask("first")
+    agent.ask("second")
+    records = agent.models.records
+    counts = [sum(p.kind == "system" for p in r.parts) for r in records]
+    assert len(set(counts)) == 2
+    assert [head for head, previous in heads if previous is not None] == \
+        [counts[records.index(previous)] for head, previous in heads if previous is not None]
+    for record, snapshot in zip(records, made):
+        assert record == _fresh(snapshot)
+    for a, b in zip(records, records[1:]):  # equal system parts are one object, others are not mixed up
+        for p in b.parts:
+            if p.kind == "system":
+                same = [q for q in a.parts if q.kind == "system" and q.label == p.label]
+                assert not same or (p is same[0]) == (p == same[0])
+
+
 def test_masked_parts_equal_to_the_last_records_are_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     token = "tok-Shared-9921zz"
     monkeypatch.setenv("ACME_API_KEY", token)

@@ -215,3 +215,120 @@ def test_a_call_that_needs_the_event_loop_is_not_held_up(nb: Path) -> None:
     assert agent.ask("go").text == "done"
     assert [r.tool_result for r in agent.calls if r.tool_result][0] == "from the loop"
     assert time.monotonic() - started < 5
+
+
+def test_async_tool_runs_in_a_copy_of_the_context_without_a_task_of_its_own(nb: Path) -> None:
+    """An async tool is awaited in the loop's task under the time limit (no task per call), each of its
+    steps in one copy of the caller's context: it sees the caller's values, its own survive its awaits,
+    and the caller never sees them."""
+    import asyncio
+
+    seen: list[str] = []
+
+    async def setter(value: str = "") -> str:
+        seen.append(WHO.get())
+        WHO.set(value)
+        await asyncio.sleep(0.01)  # a real suspension: the timer path
+        seen.append(WHO.get())
+        return "set"
+
+    after: list[str] = []
+
+    def look(**kwargs: object) -> None:
+        after.append(WHO.get())
+
+    WHO.set("caller")
+    agent = Agent(nb, model=[tool_reply("setter", value="tool"), tool_reply("setter", value="again"), answer("done")],
+                  settings={"tool_timeout": 5})
+    agent.register_tool(setter)
+    agent.register_extension("tool_execute_after", look, name="look")
+    assert agent.ask("go").text == "done"
+    assert seen == ["caller", "tool", "caller", "again"]  # a fresh copy per call
+    assert after and set(after) == {"caller"}
+
+
+def test_async_tool_over_the_limit_is_stopped_and_the_turn_goes_on(nb: Path) -> None:
+    import asyncio
+
+    async def hang() -> str:
+        await asyncio.sleep(30)
+        return "never"
+
+    async def quick_async() -> str:
+        task = asyncio.current_task()
+        cancelling = task.cancelling() if task is not None and hasattr(task, "cancelling") else 0
+        return f"quick, cancelling={cancelling}"
+
+    agent = Agent(nb, model=[tool_reply("hang"), tool_reply("quick_async"), answer("done")],
+                  settings={"tool_timeout": 0.2})
+    agent.register_tool(hang)
+    agent.register_tool(quick_async)
+    started = time.monotonic()
+    assert agent.ask("go").text == "done"
+    assert time.monotonic() - started < 5
+    results = [r.tool_result for r in agent.calls if r.tool_result]
+    assert "did not finish within 0.2 s" in results[0]
+    assert results[1] == "quick, cancelling=0"  # the time limit's own cancel was counted out
+
+
+def test_interrupt_stops_an_async_tool(nb: Path) -> None:
+    import asyncio
+
+    from a0nb.errors import TurnInterrupted
+
+    started = threading.Event()
+    stopped: list[str] = []
+
+    async def wait_long() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stopped.append("cancelled")
+            raise
+        return "never"
+
+    agent = Agent(nb, model=[tool_reply("wait_long"), answer("never")], settings={"tool_timeout": 60})
+    agent.register_tool(wait_long)
+    threading.Thread(target=lambda: (started.wait(5), agent.interrupt()), daemon=True).start()
+    began = time.monotonic()
+    try:
+        agent.ask("go")
+    except TurnInterrupted:
+        pass
+    else:
+        raise AssertionError("the turn was not interrupted")
+    assert time.monotonic() - began < 5
+    assert stopped == ["cancelled"]
+
+
+def test_run_limited_runs_every_step_in_the_given_context() -> None:
+    import asyncio
+
+    import pytest
+
+    from a0nb.engine.tool_thread import run_limited
+
+    async def steps() -> list[str]:
+        got = [WHO.get()]
+        WHO.set("inside")
+        await asyncio.sleep(0)
+        got.append(WHO.get())
+        try:
+            await asyncio.sleep(5)
+        finally:
+            got.append(WHO.get())  # the time limit's CancelledError is thrown in there too
+            out.append(got)
+        return got
+
+    out: list[list[str]] = []
+
+    async def scenario() -> str:
+        WHO.set("outer")
+        import contextvars
+        with pytest.raises(asyncio.TimeoutError):
+            await run_limited(steps(), 0.05, contextvars.copy_context())
+        return WHO.get()
+
+    assert asyncio.run(scenario()) == "outer"
+    assert out == [["outer", "inside", "inside"]]

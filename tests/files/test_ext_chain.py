@@ -145,3 +145,84 @@ def test_an_async_registration_is_stopped_at_the_time_limit_and_an_interrupt_is_
     with pytest.raises(TurnInterrupted):
         other.ask("stop")
     assert other.turns[-1].interrupted and not other.diagnostics.of("extension")
+
+
+def test_each_call_gets_a_fresh_instance_whether_or_not_the_class_has_its_own_init(nb: Path) -> None:
+    # a class keeping the base __init__ is made without calling it (ext_chain.BARE): the instance must look the same
+    from a0nb import Extension
+
+    seen: list[tuple[str, int, Any, dict[str, Any], bool]] = []  # (what, id, agent, kwargs, state left on self)
+
+    class Plain(Extension):
+        async def execute(self, loop_data: Any = None, **kwargs: Any) -> None:
+            seen.append(("plain", id(self), self.agent, self.kwargs, hasattr(self, "mark")))
+            self.mark = True  # state on self lasts one call
+            self.kwargs["x"] = 1  # its own dict, not shared with the next instance
+
+    class Own(Extension):
+        def __init__(self, agent: Any = None, **kwargs: Any) -> None:
+            super().__init__(agent, **kwargs)
+            self.made = "by its __init__"
+
+        async def execute(self, loop_data: Any = None, **kwargs: Any) -> None:
+            seen.append((self.made, id(self), self.agent, self.kwargs, hasattr(self, "mark")))
+            self.mark = True
+
+    agent = Agent(nb, model=[tool_reply("noop"), answer("ok")])
+    agent.register_tool(lambda: "ok", name="noop")
+    agent.register_extension("message_loop_start", Plain)
+    agent.register_extension("message_loop_start", Own)
+    assert agent.ask("go").text == "ok"
+    assert [s[0] for s in seen] == ["by its __init__", "plain", "by its __init__", "plain"]  # (run order: names)
+    assert all(s[2] is agent and not s[4] for s in seen)
+    assert seen[1][3] == {"x": 1} and seen[3][3] == {"x": 1} and seen[1][3] is not seen[3][3]
+    assert seen[0][3] == {} and seen[2][3] == {}
+    from a0nb.files.ext_chain import BARE, CLASS
+    hows = {info.name: how for info, how, _ in agent.extensions.bound["message_loop_start"]}
+    assert hows["Plain"] == BARE and hows["Own"] == CLASS
+
+
+def test_a_user_async_extension_runs_under_the_limit_counted_from_its_start(nb: Path) -> None:
+    # the timer is armed only when the coroutine first suspends (ext_chain.run_chain); its limit still counts
+    # the time it ran before, its later suspensions and errors behave as when awaited directly
+    import time
+
+    from a0nb.errors import ExtensionError
+    agent = Agent(nb, model=[answer("ok"), answer("ok")], settings={"extension_timeout": 0.3, "backoff": 0})
+    ran: list[str] = []
+
+    async def suspends(loop_data: Any) -> None:
+        await asyncio.sleep(0.01)
+        try:
+            await asyncio.sleep(0)
+        finally:
+            ran.append("suspended twice")
+        loop_data.extras_temporary["after_await"] = "set after two suspensions"
+
+    async def never_suspends(loop_data: Any) -> None:
+        ran.append("inline")
+
+    agent.register_extension("message_loop_prompts_after", suspends)
+    agent.register_extension("message_loop_prompts_after", never_suspends)
+    call = agent.ask("go").calls[-1]
+    assert ran == ["inline", "suspended twice"]  # (run order: names)
+    assert [(p.extension, p.text) for p in call.parts if p.label == "extras: after_await"][0][0] == "suspends"
+
+    async def slow_then_suspends(loop_data: Any) -> None:
+        time.sleep(0.4)  # over the limit before its first suspension: stopped there
+        await asyncio.sleep(0.01)
+        ran.append("went on")
+
+    agent.register_extension("message_loop_prompts_after", slow_then_suspends)
+    with pytest.raises(ExtensionError, match="took longer than 0.3 s"):
+        agent.ask("again")
+    assert "went on" not in ran
+    agent.extensions.unregister("message_loop_prompts_after", "slow_then_suspends")
+
+    async def fails_after_suspending(loop_data: Any) -> None:
+        await asyncio.sleep(0)
+        raise ValueError("bad value")
+
+    agent.register_extension("message_loop_prompts_after", fails_after_suspending)
+    with pytest.raises(ExtensionError, match="fails_after_suspending .*ValueError: bad value"):
+        agent.ask("third")

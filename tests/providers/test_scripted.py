@@ -54,3 +54,43 @@ def test_common_prefix_finds_the_first_difference_anywhere() -> None:
         if rnd.random() < 0.3:
             new = ["".join(list(text)) for text in new]  # equal texts, new objects
         assert common_prefix(old, new) == common_prefix(tuple(old), new) == scan(old, new)
+
+
+def test_chunks_at_once_are_the_chunks_the_stream_yields() -> None:
+    """`chunks` hands over what `stream` would yield (reasoning first, then the content); a reply that streams in
+    time or breaks off midway is left to `stream`, which serves the reply `chunks` chose; a fault raises from either."""
+    from a0nb.providers.base import ModelConfig, TransientModelError
+
+    replies = [{"content": "x" * 20, "reasoning": "think" * 3}, "short", "", {"content": "slow", "delay": 0.001},
+               {"content": "cut " * 8, "error": "break"}, {"content": "", "error": "rate_limit"}]
+    at_once, streamed = ScriptedProvider(replies), ScriptedProvider(replies)
+
+    async def stream(state: dict) -> list:
+        out = []
+        try:
+            async for chunk in streamed.stream([], state):
+                out.append(chunk)
+        except ConnectionResetError:
+            out.append("broke")
+        return out
+
+    for _ in range(3):
+        state = at_once.init(ModelConfig("scripted"))
+        assert at_once.chunks([], state) == asyncio.run(stream(streamed.init(ModelConfig("scripted"))))
+    for _ in range(2):  # `delay`, `break`: None, then the stream serves the very reply chosen
+        state = at_once.init(ModelConfig("scripted"))
+        assert at_once.chunks([], state) is None
+        assert asyncio.run(_served(at_once, state)) == asyncio.run(stream(streamed.init(ModelConfig("scripted"))))
+    with pytest.raises(TransientModelError):
+        at_once.chunks([], at_once.init(ModelConfig("scripted")))
+    assert at_once.remaining == 0
+
+
+async def _served(provider: ScriptedProvider, state: dict) -> list:
+    out: list = []
+    try:
+        async for chunk in provider.stream([], state):
+            out.append(chunk)
+    except ConnectionResetError:
+        out.append("broke")
+    return out

@@ -1,0 +1,90 @@
+"""The installation's own files (bundled extensions, tools, providers) are imported once per process and
+shared by every agent; an edited file is imported again, a user's file stays one module per agent, and the
+foreign import names a loaded file may use live only while it loads."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from a0nb import Agent
+from a0nb.diagnostics import Diagnostics
+from a0nb.files import loader as loader_mod
+from a0nb.files.import_aliases import AliasFinder, AliasScope
+from a0nb.files.loader import InstalledModules, ModuleLoader
+from a0nb.testing import answer
+
+EXT = """from a0nb import Extension
+VERSION = {version!r}
+class Mark(Extension):
+    def execute(self, loop_data=None, **kwargs):
+        self.agent.data.setdefault("marks", []).append(VERSION)
+"""
+
+
+def _class_of(agent: Agent, point: str, name: str) -> type:
+    return next(info.factory for info in agent.extensions.resolve(point) if info.name == name)
+
+
+def test_two_agents_share_the_bundled_extension_modules(nb: Path) -> None:
+    first, second = Agent(nb, model=[answer("a")]), Agent(nb, model=[answer("b")])
+    bundled = _class_of(first, "message_loop_start", "_10_iteration_no")
+    assert _class_of(second, "message_loop_start", "_10_iteration_no") is bundled
+    assert first.ask("go").text == "a" and second.ask("go").text == "b"
+
+
+def test_a_user_file_is_one_module_per_agent(nb: Path) -> None:
+    folder = nb / "extensions" / "message_loop_start"
+    folder.mkdir(parents=True)
+    (folder / "_20_mark.py").write_text(EXT.format(version="user"))
+    first, second = Agent(nb, model=[answer("a")]), Agent(nb, model=[answer("b")])
+    assert _class_of(first, "message_loop_start", "_20_mark") is not _class_of(second, "message_loop_start", "_20_mark")
+
+
+@pytest.fixture
+def installed_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder that counts as part of the installation, with a cache of its own."""
+    folder = tmp_path / "install" / "extensions"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(loader_mod, "installed", lambda path: path.startswith(str(folder)))
+    return folder
+
+
+def test_an_edited_installed_file_is_imported_again(installed_dir: Path) -> None:
+    shared = InstalledModules()
+    path = installed_dir / "_10_mark.py"
+    path.write_text(EXT.format(version="one"))
+    a, b = ModuleLoader(Diagnostics(), shared=shared), ModuleLoader(Diagnostics(), shared=shared)
+    first = a.load(path, "extensions._10_mark", "extension")
+    assert first is not None and b.load(path, "extensions._10_mark", "extension") is first
+    path.write_text(EXT.format(version="two, longer"))
+    os.utime(path, ns=(path.stat().st_mtime_ns + 10**9,) * 2)
+    again = b.load(path, "extensions._10_mark", "extension")
+    assert again is not first and again.VERSION == "two, longer"
+    assert a.load(path, "extensions._10_mark", "extension") is again
+    # another module name for the same file is another module (its `@extensible` point names differ)
+    assert ModuleLoader(Diagnostics(), shared=shared).load(path, "other._10_mark", "extension") is not again
+
+
+def test_a_broken_installed_file_is_reported_by_each_loader(installed_dir: Path) -> None:
+    shared = InstalledModules()
+    path = installed_dir / "_10_broken.py"
+    path.write_text("raise RuntimeError('boom')\n")
+    for _ in range(2):
+        d = Diagnostics()
+        assert ModuleLoader(d, shared=shared).load(path, "extensions._10_broken", "extension") is None
+        assert any("boom" in str(x) for x in d), list(d)
+
+
+def test_the_alias_scope_removes_only_what_it_served() -> None:
+    finder = AliasFinder()
+    assert "agent_core" not in sys.modules
+    with AliasScope(finder):
+        import agent_core.types  # noqa: F401  (served as a0nb.compat.agent_core)
+        with AliasScope(finder):  # a file that loads another while it loads
+            import agent_core  # noqa: F401
+        assert "agent_core" in sys.modules
+    assert "agent_core" not in sys.modules and finder.served == []
+    assert finder not in sys.meta_path
