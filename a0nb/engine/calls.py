@@ -185,12 +185,16 @@ class ModelCalls:
         self.parsed = (reply.content, watch.parsed) if watch.parsed is not None and reply.content is watch.request else None
         if record is not None:
             self.mask_record(record)
+        flag = sink.flag  # (the checkpoints below called when they have work to do, as the sink's)
         await host.fire("chat_model_call_after", call_data=call_data, response=reply.content, reasoning=reply.reasoning)
-        host.checkpoint(ld)
+        if flag.raised or host.intervention is not None:
+            host.checkpoint(ld)
         await host.fire("reasoning_stream_end", loop_data=ld)
-        host.checkpoint(ld)
+        if flag.raised or host.intervention is not None:
+            host.checkpoint(ld)
         await host.fire("response_stream_end", loop_data=ld)
-        host.checkpoint(ld)
+        if flag.raised or host.intervention is not None:
+            host.checkpoint(ld)
         self.streamed = ""
         return reply
 

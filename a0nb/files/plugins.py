@@ -2,8 +2,12 @@
 in group `a0nb.plugins`, bundled `plugins/`), scoped `.toggle-0/1` switches and scoped config."""
 from __future__ import annotations
 
+import importlib.machinery
 import json
+import os
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -14,6 +18,7 @@ import yaml
 from a0nb import safe_yaml
 from a0nb.atomic_io import write_text
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.prompt_lookup import RACY_NS
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
 META = "plugin.yaml"
@@ -79,11 +84,51 @@ def _folders(base: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / META).is_file())
 
 
+class _EntryPoints:
+    """The entry points of group `a0nb.plugins`, read again only when a folder on sys.path changed: installing,
+    upgrading or removing a distribution adds or removes a folder there, which changes its mtime (the rule of
+    notebook/app_roots.pip_plugins). A process-wide cache, not state (every Agent's hierarchy reads it: a scan of
+    every installed distribution's metadata, about two thirds of a new Agent's time). A folder changed in the
+    last RACY_NS, or a finder of distributions other than the path finder, means reading every time."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[Any, list[metadata.EntryPoint]] | None = None
+
+    def get(self) -> list[metadata.EntryPoint]:
+        key = self._key()
+        if key is not None and self._seen is not None and self._seen[0] == key:
+            return self._seen[1]
+        eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        self._seen = (key, eps) if key is not None else None
+        return eps
+
+    @staticmethod
+    def _key() -> tuple[Any, ...] | None:
+        if any(f is not importlib.machinery.PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
+            return None
+        now = time.time_ns()
+        key: list[tuple[Any, ...]] = []
+        for entry in sys.path:
+            folder = os.path.abspath(entry or ".")
+            try:
+                st = os.stat(folder)
+            except OSError:
+                key.append((folder,))  # (importlib.metadata skips a missing entry too; it may appear later)
+                continue
+            if now - st.st_mtime_ns <= RACY_NS:
+                return None
+            key.append((folder, st.st_ino, st.st_mtime_ns))
+        return tuple(key)
+
+
+ENTRY_POINTS = _EntryPoints()
+
+
 def _entry_point_folders(diagnostics: Diagnostics) -> list[tuple[Path, str]]:
     """pip-installed plugins: an entry point in group `a0nb.plugins` naming a package whose folder holds plugin.yaml."""
     out: list[tuple[Path, str]] = []
     try:
-        eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        eps = ENTRY_POINTS.get()
     except Exception as exc:  # broken metadata of some other distribution
         diagnostics.add("warning", "plugin", f"entry points unreadable: {exc}")
         return out

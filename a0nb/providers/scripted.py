@@ -145,8 +145,10 @@ class ScriptedProvider:
         if reply.delay or reply.error:
             return None
         content, reasoning = reply.content, reply.reasoning
-        return [*[("r", reasoning[i:i + CHUNK]) for i in range(0, len(reasoning), CHUNK)],
-                *[("c", content[i:i + CHUNK]) for i in range(0, len(content), CHUNK)]]
+        chunks = [("c", content[i:i + CHUNK]) for i in range(0, len(content), CHUNK)]
+        if reasoning:
+            chunks[:0] = [("r", reasoning[i:i + CHUNK]) for i in range(0, len(reasoning), CHUNK)]
+        return chunks
 
     def _start(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> ScriptedReply:
         reply = state["reply"] = self._next(messages)

@@ -41,8 +41,11 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
     try:
         # nobody to show single deltas to, and the provider has its whole stream at hand: one synchronous run
         closer = run.quiet()
-        if closer is not None and (chunks := _at_hand(provider, native, state)) is not None:
-            run.fold(chunks, closer)
+        # (`chunks` looked up on the class: a wrapper that hands every other attribute on to the provider it wraps
+        # streams for itself)
+        at_hand = getattr(type(provider), "chunks", None) if closer is not None else None
+        if at_hand is not None and (chunks := at_hand(provider, native, state)) is not None:
+            run.fold(chunks, closer)  # type: ignore[arg-type]
         else:
             stream = provider.stream(native, state)
             await run.follow(stream)
@@ -70,13 +73,6 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
         raise StreamBroken(f"the reply arrived but could not be saved to{where}: {exc.strerror or exc} "
                            "(free disk space or fix the folder's permissions)", reply.content) from exc
     return reply
-
-
-def _at_hand(provider: Provider, native: list[dict[str, Any]], state: dict[str, Any]) -> list[Any] | None:
-    """The provider's native chunks all at once, when it has them before its stream starts (`chunks`). Looked up
-    on the class: a wrapper that hands every other attribute on to the provider it wraps streams for itself."""
-    chunks = getattr(type(provider), "chunks", None)
-    return None if chunks is None else chunks(provider, native, state)  # type: ignore[no-any-return]
 
 
 class _Run:

@@ -184,3 +184,22 @@ def test_an_intervention_or_interrupt_waiting_when_the_run_starts_is_taken_at_it
         assert quiet_turns == traced_turns and _seen(quiet) == _seen(traced)
         texts = [str(m.content) for m in quiet.history.messages()]
         assert not any(text and TRAILING.startswith(text) for text in texts)  # no part of the first reply was kept
+
+
+def test_an_intervention_or_interrupt_from_the_end_of_call_points_is_taken_there(nb: Path) -> None:
+    """The checkpoints after `chat_model_call_after`, `reasoning_stream_end` and `response_stream_end`: the reply is
+    kept in history, its tool request is not run."""
+    from a0nb.testing import tool_reply
+
+    for point in ("chat_model_call_after", "reasoning_stream_end", "response_stream_end"):
+        agent = Agent(nb, model=[tool_reply("noop"), answer("did the other thing"), tool_reply("noop"), answer("x")])
+        ran: list[int] = []
+        agent.register_tool(lambda: ran.append(1) or "ok", name="noop")
+        agent.register_extension(point, lambda: agent.intervene("do the other thing") if len(agent.calls) == 1
+                                 else None, name="intervene")
+        assert agent.ask("go").text == "did the other thing" and ran == []
+        assert tool_reply("noop") in [str(m.content) for m in agent.history.messages()]
+        agent.register_extension(point, lambda: agent.interrupt() if len(agent.calls) == 3 else None, name="interrupt")
+        with pytest.raises(TurnInterrupted):
+            agent.ask("again")
+        assert ran == [] and [str(m.content) for m in agent.history.messages()].count(tool_reply("noop")) == 2

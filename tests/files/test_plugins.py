@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from a0nb.diagnostics import Diagnostics
-from a0nb.files.plugins import plugin_config, read_manifest, toggle_dirs
+from a0nb.files.plugins import discover_plugins, plugin_config, read_manifest, toggle_dirs
 
 
 def _plugin(tmp_path: Path, manifest: str = "name: budget\n") -> Path:
@@ -57,3 +59,29 @@ def test_per_project_and_per_agent_flags_choose_the_scoped_folders(tmp_path: Pat
     assert nb / "agents" / "coder" / "plugins" / "budget" in dirs
     _write(nb / ".a0proj" / "plugins" / "budget", {"limit": 9})  # ignored: the plugin is not per project
     assert plugin_config(plugin, nb, home, "coder", d) == {"limit": 1.5, "currency": "EUR"}
+
+
+def test_pip_plugins_are_read_again_once_a_sys_path_folder_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # files/plugins.ENTRY_POINTS keeps the scan of every distribution's metadata while no sys.path folder changed
+    import os
+
+    from a0nb.files.plugins import ENTRY_POINTS
+    site = tmp_path / "site"
+    site.mkdir()
+    os.utime(site, (1_000_000_000, 1_000_000_000))  # installed long ago
+    monkeypatch.syspath_prepend(str(site))
+    first = ENTRY_POINTS.get()
+    assert ENTRY_POINTS.get() is first and "greeter_pkg" not in [ep.name for ep in first]
+    for rel, text in {"greeter_pkg/__init__.py": "", "greeter_pkg/plugin.yaml": "name: greeter_pkg\n",
+                      "greeter_pkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: greeter-pkg\nVersion: 1.0\n",
+                      "greeter_pkg-1.0.dist-info/entry_points.txt": "[a0nb.plugins]\ngreeter_pkg = greeter_pkg\n"}.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    os.utime(site, (1_000_000_100, 1_000_000_100))  # pip added folders: the folder's mtime moved
+    assert "greeter_pkg" in [ep.name for ep in ENTRY_POINTS.get()]
+    found = discover_plugins(tmp_path / "nb", tmp_path / "home", tmp_path / "bundled", Diagnostics())
+    assert ("greeter_pkg", "entry point greeter-pkg") in [(p.name, p.source) for p in found]
+    # a folder changed within its mtime's resolution is read every time
+    os.utime(site)
+    again = ENTRY_POINTS.get()
+    assert ENTRY_POINTS.get() is not again
