@@ -67,7 +67,8 @@ class Agent(Registration):
         self.config = AgentSettings(self.hierarchy, self.diagnostics, self.shared.magic_settings,
                                     {"model": model if isinstance(model, str) else None,
                                      "utility_model": utility_model, **(settings or {}),
-                                     **({"mcp_servers": mcp_servers} if mcp_servers is not None else {})})
+                                     **({"mcp_servers": mcp_servers} if mcp_servers is not None else {})},
+                                    on_resolve=self._settings_resolved)
         self.models = ModelCalls(self)
         self.models.model_list = None if model is None or isinstance(model, str) else list(model)
         self.history = History()
@@ -121,9 +122,14 @@ class Agent(Registration):
 
     @property
     def settings(self) -> Settings:
-        settings = self.config.get()
+        config = self.config  # (AgentSettings.get's first test, read here: no second call while nothing changed)
+        settings = config.current
+        if settings is not None and config.magic_seen == config.magic.version:
+            return settings
+        return config.get()
+
+    def _settings_resolved(self, settings: Settings) -> None:
         self.extensions.timeout = settings.extension_timeout or None
-        return settings
 
     def configure(self, **values: Any) -> None:
         """Change settings for this agent (the call-argument layer)."""

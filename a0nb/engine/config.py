@@ -25,30 +25,44 @@ _ENV_KEYS = tuple(f"A0NB_{n.upper()}" for n in Settings.__dataclass_fields__)
 
 
 class AgentSettings:
-    """Resolved settings, cached by (hierarchy generation, argument version, `%config` version, env)."""
+    """Resolved settings, kept until something they come from changes: a hierarchy rebuild (its listener), the
+    argument layer (`update`), `%config` (its version, compared at each read), the `A0NB_*` environment
+    (`watch_environment`)."""
 
     def __init__(self, hierarchy: Hierarchy, diagnostics: Diagnostics, magic: VersionedDict,
-                 arguments: dict[str, Any]) -> None:
+                 arguments: dict[str, Any], on_resolve: Callable[[Settings], None] | None = None) -> None:
         self.hierarchy, self.diagnostics, self.magic = hierarchy, diagnostics, magic
         self.arguments = arguments  # the call-argument layer (Agent(..., settings=...), agent.configure)
-        self._version = 0
-        self._cached: tuple[object, Settings] | None = None
+        self.on_resolve = on_resolve  # told each newly resolved Settings
+        # the resolved settings and the `%config` version they saw (None: resolve at the next read); read straight
+        # by Agent.settings, so that a read while nothing changed is one call
+        self.current: Settings | None = None
+        self.magic_seen = -1
         self._env_seen: tuple[str | None, ...] = ()
         self._env_generation = -1
         self._frozen_env: tuple[int, str | None] = (-1, None)
+        hierarchy.on_change(self.forget)
 
     def get(self) -> Settings:
-        key = (self.hierarchy.generation, self._version, self.magic.version)
-        if self._cached is None or self._cached[0] != key:
-            profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
-            settings = resolve(self.hierarchy.workdir, profile_dirs, self.diagnostics, magic=self.magic,
-                               arguments=self.arguments, home=self.hierarchy.home)
-            self._cached = (key, settings)
-        return self._cached[1]
+        current = self.current
+        if current is not None and self.magic_seen == self.magic.version:
+            return current
+        magic_seen = self.magic.version  # (taken first: a change while resolving is seen at the next read)
+        profile_dirs = [p for r, p in self.hierarchy.dirs() if r.kind.endswith("profile")]
+        settings = resolve(self.hierarchy.workdir, profile_dirs, self.diagnostics, magic=self.magic,
+                           arguments=self.arguments, home=self.hierarchy.home)
+        self.current, self.magic_seen = settings, magic_seen
+        if self.on_resolve is not None:
+            self.on_resolve(settings)
+        return settings
+
+    def forget(self) -> None:
+        """Resolve again at the next read."""
+        self.current = None
 
     def update(self, values: dict[str, Any]) -> None:
         self.arguments.update(values)
-        self._version += 1
+        self.current = None
 
     def watch_environment(self) -> None:
         """A0NB_* variables are a settings layer: re-resolve when they change (called once per step)."""
@@ -58,7 +72,7 @@ class AgentSettings:
         env = tuple(os.environ.get(k) for k in _ENV_KEYS)
         self._env_generation = generation
         if env != self._env_seen:
-            self._env_seen, self._cached = env, None
+            self._env_seen, self.current = env, None
 
     def now(self) -> _dt.datetime:
         frozen = self.get().frozen_time

@@ -119,3 +119,24 @@ def test_frozen_time_set_in_the_environment_is_read_at_once(nb: Path, monkeypatc
     assert agent.now() == dt.datetime(2026, 2, 3, 4, 5, 7)
     monkeypatch.delenv("A0NB_FROZEN_TIME")
     assert abs((agent.now() - dt.datetime.now()).total_seconds()) < 5
+
+
+def test_config_magic_layer_and_extension_limit_follow_each_change_mid_turn(nb: Path) -> None:
+    # the resolved settings are kept (AgentSettings.current) until a layer changes: `%config` (its version), the
+    # argument layer, a rebuild; the extension time limit follows the settings each time they are resolved again
+    def magic(a: Agent) -> None:
+        a.shared.magic_settings["temperature"] = 0.5
+
+    limits: list[float | None] = []
+
+    def limit(a: Agent) -> None:
+        limits.append(a.extensions.timeout)
+        a.configure(extension_timeout=7)
+
+    def after(a: Agent) -> None:
+        limits.append(a.extensions.timeout)
+        a.shared.magic_settings.pop("temperature")
+
+    seen = _run(nb, [magic, limit, after])
+    assert [c.params.get("temperature") for c in seen] == [None, 0.5, 0.5, None]
+    assert limits == [60.0, 7.0]
