@@ -365,7 +365,8 @@ class Agent(Registration):
         """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
         if (step := (ps := self.project_state).here.step) is ps.now and step is not None and self.control.task is not None:
             return step
-        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
+        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env),
+                          self.control.task is not None)
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""
