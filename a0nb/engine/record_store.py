@@ -38,18 +38,20 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord, head: int |
         new[:] = fresh_messages(new)
         return None, _end_counts(record.parts)[0]
     old = previous.messages
-    n = min(len(old), len(new))
-    equal = _prefix(old, new, len(old) - 1)  # (usually: all but the last message, whose end changed)
+    size = len(new)
+    n = min(len(old), size)
+    equal = _prefix(old, new, len(old) - 1, n)  # (usually: all but the last message, whose end changed)
     shared: int | None = equal
     if equal == 0 and n:  # the system message (index 0) changed: the history after it may not have
         equal, shared = common_prefix(old[1:n], new[1:n]) + 1, None
     new[1:equal] = old[1:equal]
-    if new:
+    if size:
         first = new[0]
         new[0] = old[0] if n and (old[0] is first or old[0] == first) else fresh_message(first)
-    if equal < len(new):  # after the first change: copies of their own, or the previous record's where equal
-        new[max(equal, 1):] = fresh_messages(new[max(equal, 1):])
-        for i in range(max(equal, 1) + 1, n):
+    if equal < size:  # after the first change: copies of their own, or the previous record's where equal
+        start = equal or 1
+        new[start:] = fresh_messages(new[start:])
+        for i in range(start + 1, n):
             if old[i] == new[i]:
                 new[i] = old[i]
     # system parts lead a call's parts and extras end them; the history parts between are the composer's
@@ -79,9 +81,9 @@ def share_unchanged(previous: CallRecord | None, record: CallRecord, head: int |
     return shared, head
 
 
-def _prefix(old: list[Any], new: list[Any], guess: int) -> int:
-    """`common_prefix(old, new)`, answered by one comparison in C when it is `guess` (a step's usual answer)."""
-    limit = min(len(old), len(new))
+def _prefix(old: list[Any], new: list[Any], guess: int, limit: int) -> int:
+    """`common_prefix(old, new)` (`limit`: the shorter's length), answered by one comparison in C when it is
+    `guess` (a step's usual answer)."""
     if 0 < guess < limit and old[:guess] == new[:guess] and not (old[guess] is new[guess] or old[guess] == new[guess]):
         return guess
     return common_prefix(old, new)
