@@ -106,3 +106,22 @@ def test_the_alias_scope_removes_only_what_it_served() -> None:
         assert "agent_core" in sys.modules
     assert "agent_core" not in sys.modules and finder.served == []
     assert finder not in sys.meta_path
+
+
+def test_installed_files_import_no_name_of_the_search_hierarchy() -> None:
+    # a shared module's imports go through the plain redirection (InstalledModules): an installed file naming a
+    # hierarchy path (`extensions.…`, `tools.…`, `plugins.…`, `usr.…`, `python.…`) would resolve it in no agent's folders
+    import ast
+
+    from a0nb.files.imports import FOLDER_TOPS
+    from a0nb.folder_trust import BUNDLED_PARTS
+    from a0nb.resources import bundled_root
+    tops = set(FOLDER_TOPS) | {"python"}
+    offenders = []
+    for part in BUNDLED_PARTS:
+        for path in sorted((bundled_root() / part).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+                offenders += [f"{path}: {n}" for n in names if n.partition(".")[0] in tops]
+    assert offenders == []
