@@ -239,7 +239,7 @@ class Agent(Registration):
 
     @extensible
     def read_prompt(self, name: str, /, **kwargs: Any) -> str:
-        return self.prompts.render(name, agent=self, **self._prompt_vars(kwargs)).text
+        return self.prompts.text(name, self, self._prompt_vars(kwargs))
 
     @extensible
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any:
@@ -365,7 +365,8 @@ class Agent(Registration):
         """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
         if (step := (ps := self.project_state).here.step) is ps.now and step is not None and self.control.task is not None:
             return step
-        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env))
+        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env),
+                          self.control.task is not None)
 
     def skills(self) -> dict[str, Any]:
         """Every valid skill in the hierarchy's `skills/` folders, by name (earlier root wins)."""

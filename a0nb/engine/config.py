@@ -14,7 +14,7 @@ from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.errors import ConfigError
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
-from a0nb.files.projects import META, Project, ProjectCache
+from a0nb.files.projects import META, Project, ProjectCache, secrets_identities
 from a0nb.files.credentials import credential_values, dotenv_values
 from a0nb.files.secrets import Secrets, parse_dotenv
 from a0nb.providers.registry import litellm_model_of
@@ -115,38 +115,50 @@ class ProjectState:
         self.here = _StepSet()  # `here.step`: the same, seen only by the thread that runs the step
         self._pin = False  # whether `secrets()` keeps what it finds (on the thread `_owner`)
         self._owner = 0
+        self._checked: Any = None  # the step's project check, whose stats of both secrets.env a step's set may use
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
         self.current, self.now, self._pin, self._owner = None, None, True, threading.get_ident()
+        self._checked = None
 
     def pin(self) -> None:
         """A tool's code has run: the secret set is looked at afresh at its next use, then kept for the step
         (a no-op while it is kept: nothing ran since it was taken)."""
         if not self._pin:
             self.now, self._pin, self._owner = None, True, threading.get_ident()
+        self._checked = None
 
     def unpin(self) -> None:
         """A tool's code is about to run: every use looks at the sources until `pin`."""
-        self.now, self._pin = None, False
+        self.now, self._pin, self._checked = None, False, None
 
     def project(self, workdir: Path) -> Project:
         if self.current is None:
             self.current = self._projects.get(workdir)
+            self._checked = self._projects.checked
         return self.current
 
-    def secrets(self, workdir: Path, key_envs: Iterable[str | None] = ()) -> Secrets:
+    def secrets(self, workdir: Path, key_envs: Iterable[str | None] = (), step: bool = False) -> Secrets:
         """`secrets.env` values (`$A0NB_HOME`'s, then the project's), plus every credential in the environment
         and the folder's `.env` (masked only). Every source is checked on every call, cheaply
         (`environ_generation`: one dict comparison; a stat per file), and read again only when it changed; in a
-        turn the Agent calls this once a step and once after each tool (see the class)."""
+        turn the Agent calls this once a step and once after each tool (see the class). A step's first look
+        (`step`, on the thread that runs it, no tool run since) takes both secrets.env as the step's project
+        check stat'ed them: one stat, of `.env`, not three."""
         env = environ_generation()  # taken before anything is read: a change during the read is seen next time
         project, seen = self.project(workdir), self._files
         if not seen or seen[0] is not workdir or seen[1] is not project or seen[2] != env:
             seen = self._files = (workdir, project, env, self._names(workdir, project))
         names = seen[3]
         wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
-        ids = _identities(names)
+        checked, self._checked = self._checked, None
+        if checked is not None and step and self._pin and self._owner == threading.get_ident():
+            home_name, home_id, meta_name, meta_id = secrets_identities(checked)
+            ids = (_identity(names[0]), home_id, meta_id) if (home_name, meta_name) == names[1:] \
+                else _identities(names)
+        else:
+            ids = _identities(names)
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
@@ -182,6 +194,14 @@ class ProjectState:
             pairs = dotenv_values(workdir, lambda text: [(e.key, e.value) for e in parse_dotenv(text)[0]])
             self._dotenv_cache = ((workdir, seen), tuple(pairs))
         return self._dotenv_cache[1]
+
+
+def _identity(name: str) -> tuple[int, ...]:
+    try:
+        st = os.stat(name)
+    except OSError:
+        return ()
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 class _StepSet(threading.local):

@@ -94,8 +94,9 @@ class LoopSink:
 
     def run_over(self, reasoning: int, response: int, full: str) -> None:
         """The run's deltas, told at once: the checkpoint as at its first delta (nothing but the pipeline ran
-        since; the reply so far is still the one before the run), then the skipped fires and the reply so far."""
-        if self.flag.raised or self.host.intervention is not None:
+        since; the reply so far is still the one before the run; no delta, no checkpoint), then the skipped fires
+        and the reply so far."""
+        if (reasoning or response) and (self.flag.raised or self.host.intervention is not None):
             self.host.checkpoint(self.ld)
         self.reasoning_skipped += reasoning
         self.response_skipped += response

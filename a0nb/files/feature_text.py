@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from a0nb.files.contracts import overrides
 from a0nb.files.feature_plugin import FeaturePlugin
+from a0nb.files.features import features
 
 MAX_SCAN = 20_000  # longer messages are sent as typed (each position asks every feature once)
 
@@ -73,9 +74,11 @@ def _hit(features: Sequence[Any], text: str, pos: int) -> tuple[Any, dict[str, A
 
 def feature_templates(agent: Any) -> list[TemplateText]:
     """Each feature's non-empty `get_template(config)`, as a section whose source is the feature."""
-    from a0nb.files.features import features
-    out = []
-    for feature in _lattice(features(agent), "get_template"):
+    out: list[TemplateText] = []
+    found = features(agent)
+    if not found:  # (the usual case, at every step)
+        return out
+    for feature in _lattice(found, "get_template"):
         text = feature.instance.get_template(dict(feature.config))
         if text:
             source = FeatureSource(f"{feature.name}.get_template", feature.root_label, feature.path)

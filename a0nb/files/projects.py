@@ -232,6 +232,8 @@ class ProjectCache:
         # the folder asked last (the agent asks for its own once a step): (that Path object, home, its name,
         # (device, inode), the folder it leads to, the names `fingerprint` stats): a hit costs the stats only
         self._last: tuple[Any, ...] = (None, None)
+        # the last check's (names, fingerprint): it stats both secrets.env files (`secrets_identities`)
+        self.checked: tuple[tuple[str, ...], Fingerprint] | None = None
 
     def get(self, folder: Path) -> Project:
         home = self._home if self._home is not None else user_home()
@@ -244,6 +246,7 @@ class ProjectCache:
                 same = False
             if same:  # the same path leading to the same folder
                 key = fingerprint(last[4], home, last[5])  # taken before loading: an edit during it is seen next time
+                self.checked = (last[5], key)
                 hit = self._entries.get(last[4])
                 if hit is not None and hit[0] == key:
                     if hit[3]:
@@ -254,7 +257,9 @@ class ProjectCache:
         hit_place = self._resolved.get(folder)
         if hit_place is not None and hit_place[1] is resolved:
             self._last = (folder, home, os.fspath(folder), hit_place[0], resolved, _fingerprint_names(resolved, home))
-        key = fingerprint(resolved, home)
+        names = _fingerprint_names(resolved, home)
+        key = fingerprint(resolved, home, names)
+        self.checked = (names, key)
         hit = self._entries.get(resolved)
         if hit is not None and hit[0] == key:
             self._diagnostics.extend(hit[2])  # someone may have cleared them since
@@ -300,6 +305,13 @@ def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) 
     return tuple(parts)
 
 
+def secrets_identities(checked: tuple[tuple[str, ...], Fingerprint]) -> tuple[str, Any, str, Any]:
+    """From a check's (names, fingerprint): (home's secrets.env name, its (inode, mtime, size) or (), the
+    project's secrets.env name, the same) as `fingerprint` found them."""
+    names, key = checked
+    return names[4], key[5] or (), names[3], key[4] or ()  # (no .a0proj/: key[4] is None, the file is missing)
+
+
 _names: dict[tuple[Path, Path], tuple[str, ...]] = {}
 
 
@@ -315,12 +327,12 @@ def _fingerprint_names(folder: Path, home: Path) -> tuple[str, ...]:
     return names
 
 
-def _stat(path: Path | str) -> tuple[int, int] | None:
+def _stat(path: Path | str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_mtime_ns, st.st_size
+    return st.st_ino, st.st_mtime_ns, st.st_size  # (the inode: a file replaced by another is another file)
 
 
 def _entry_stats(folder: Path) -> list[tuple[str, Any]]:

@@ -31,13 +31,22 @@ class FlatRenders:
 
     def render(self, engine: "PromptEngine", name: str, kwargs: dict[str, Any]) -> "Rendered | None":
         """The render of a flat file learnt before with arguments of these names, None otherwise."""
+        text = self.text(engine, name, kwargs) if self._entries else None
+        if text is None:
+            return None
+        key = (name, *kwargs)
+        sources = self._entries[key][3]
+        return sources[0](text, sources[1], ())  # type: ignore[no-any-return]
+
+    def text(self, engine: "PromptEngine", name: str, kwargs: dict[str, Any]) -> str | None:
+        """`render(...).text` without the `Rendered` (what `Agent.read_prompt` hands out)."""
         if not self._entries:
             return None
         key = (name, *kwargs)
         hit = self._entries.get(key)
         if hit is None:
             return None
-        (path, stamp), texts, names, sources = hit
+        (path, stamp), texts, names, _sources = hit
         if not engine._folders.trust_listings and stat_key(path) != stamp:
             del self._entries[key]
             return None
@@ -50,7 +59,7 @@ class FlatRenders:
         stripped = fence_body(text) if first and (first in "`~" or first.isspace()) else None
         if engine.recording is not None:
             engine.recording.append(())  # reusable: the output depends on the file and the arguments only
-        return sources[0](stripped[0] if stripped else text, sources[1], ())
+        return stripped[0] if stripped else text
 
     def learn(self, engine: "PromptEngine", name: str, kwargs: dict[str, Any], rendered: "Rendered",
               loaded: list[Any]) -> None:

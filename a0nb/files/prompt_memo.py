@@ -16,6 +16,7 @@ __all__ = ["PromptMemo", "RenderCache", "render_key"]
 
 T = TypeVar("T")
 _SIZE = 512
+_DERIVED = 64
 _SCALARS = (str, int, float, bool, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
 Loaded = tuple[tuple[Path, Path, str, dict[str, Any]], ...]  # each loader a render ran: (.py, .md, name, result)
@@ -76,6 +77,19 @@ class PromptMemo:
         self.active = False  # set with the engine's trust_listings
         self._version = engine.version
         self._entries: dict[Hashable, tuple[Any, Any, tuple[Any, ...]]] = {}
+        self._derived: dict[int, tuple[Any, Any, Any]] = {}  # id(value) -> (value, make, make(value))
+
+    def derived(self, value: Any, make: Callable[[Any], T]) -> T:
+        """`make(value)`, the same object again while `value` is the very object it was made from (a reused
+        build: e.g. the `Section` of a reused `Rendered`, so the composer sees the same section too)."""
+        hit = self._derived.get(id(value))
+        if hit is not None and hit[0] is value and hit[1] is make:
+            return hit[2]  # type: ignore[no-any-return]
+        made = make(value)
+        if len(self._derived) >= _DERIVED:
+            self._derived.clear()
+        self._derived[id(value)] = (value, make, made)  # (holding `value` keeps its id from being reused)
+        return made
 
     def __call__(self, key: Hashable, inputs: Any, build: Callable[[], T]) -> T:
         """`build()`, or its earlier result when the files, `inputs` (everything `build` reads besides prompt

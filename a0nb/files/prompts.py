@@ -176,6 +176,11 @@ class PromptEngine:
             self.recording.append(((tuple(ctx.loaded), agent, kwargs) if ctx.loaded else ()) if kept else None)
         return rendered
 
+    def text(self, name: str, agent: object, kwargs: dict[str, Any]) -> str:
+        """`render(name, agent=agent, **kwargs).text`: a flat file's text without building its `Rendered`."""
+        flat = self._flat.text(self, name, kwargs)
+        return flat if flat is not None else self.render(name, agent=agent, **kwargs).text
+
     def vars_unchanged(self, loaded: tuple[tuple[Path, Path, str, dict[str, Any]], ...], agent: object,
                    kwargs: dict[str, Any]) -> bool:
         """Run a cached render's variables loaders again: the render stands only if each returns what it did."""

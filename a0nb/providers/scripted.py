@@ -157,7 +157,9 @@ class ScriptedProvider:
         return reply
 
     async def stream(self, messages: list[dict[str, Any]], state: dict[str, Any]) -> AsyncIterator[tuple[str, str]]:
-        reply = state.get("reply") or self._start(messages, state)  # (chosen already when `chunks` said None)
+        reply = state.get("reply")  # (chosen already when `chunks` said None)
+        if not isinstance(reply, ScriptedReply):
+            reply = self._start(messages, state)
         for i in range(0, len(reply.reasoning), CHUNK):
             yield ("r", reply.reasoning[i:i + CHUNK])
         for i in range(0, len(reply.content), CHUNK):

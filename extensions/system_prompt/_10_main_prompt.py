@@ -5,11 +5,11 @@ from a0nb.ext import section
 
 @extensible
 def build_prompt(agent):
-    workdir = str(agent.workdir)
+    workdir = agent.hierarchy.workdir  # (the same Path object step after step: the key compares by identity)
     return agent.prompts.reuse("main", (workdir, agent.project.variables),
-                               lambda: agent.render_prompt("agent.system.main.md", workdir=workdir))
+                               lambda: agent.render_prompt("agent.system.main.md", workdir=str(workdir)))
 
 
 class MainPrompt(Extension):
     async def execute(self, system_prompt=None, loop_data=None, **kwargs):
-        system_prompt.append(section(build_prompt(self.agent)))
+        system_prompt.append(self.agent.prompts.reuse.derived(build_prompt(self.agent), section))

@@ -10,4 +10,4 @@ def build_prompt(agent):
 
 class SkillsPrompt(Extension):
     async def execute(self, system_prompt=None, loop_data=None, **kwargs):
-        system_prompt.append(section(build_prompt(self.agent)))
+        system_prompt.append(self.agent.prompts.reuse.derived(build_prompt(self.agent), section))

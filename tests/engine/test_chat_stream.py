@@ -126,7 +126,8 @@ def test_a_stream_extension_added_between_calls_fires_at_the_next_call(nb: Path)
 
 TRAILING = answer("short") + " and then some words the early stop leaves out of the reply"
 _REPLIES: list[Any] = [
-    TRAILING,  # stops early, inside a chunk: the usage counts the chunks read up to the stop
+    TRAILING,
+    "",  # no delta at all: no checkpoint in the stream  # stops early, inside a chunk: the usage counts the chunks read up to the stop
     {"content": LONG, "reasoning": "first think, then answer at length"},
     "<think>plan the answer</think>" + answer("thought first"),
     "no JSON at all, a misformat the loop sends back",
@@ -162,7 +163,7 @@ def test_replies_folded_in_one_run_read_as_when_followed_chunk_by_chunk(nb: Path
     assert quiet_turns == traced_turns and _seen(quiet) == _seen(traced)
     assert quiet.calls[0].response == answer("short") and quiet.calls[0].usage["completion_tokens"] == \
         -(-len(answer("short")) // CHUNK) * CHUNK // 4
-    assert quiet.calls[2].reasoning == "plan the answer"
+    assert quiet.calls[3].reasoning == "plan the answer"
     assert quiet.extensions.stats.counts == traced.extensions.stats.counts
 
 
@@ -178,6 +179,19 @@ def test_an_intervention_or_interrupt_waiting_when_the_run_starts_is_taken_at_it
         agent.register_extension("chat_model_call_before", lambda: agent.interrupt() if len(agent.calls) == 1
                                  else None, name="interrupt")
 
+    def intervene_at_empty(agent: Agent) -> None:
+        def second(call_data: dict[str, Any]) -> None:
+            if len(agent.calls) == 2:
+                agent.intervene("do the other thing")
+        agent.register_extension("chat_model_call_before", second, name="intervene")
+        agent.register_extension("chat_model_call_after", lambda: agent.collected.append(len(agent.calls)),
+                                 name="after")
+        agent.collected = []  # type: ignore[attr-defined]
+
+    quiet, quiet_turns = _turn(nb, False, intervene_at_empty)
+    traced, traced_turns = _turn(nb, True, intervene_at_empty)
+    assert quiet_turns == traced_turns and _seen(quiet) == _seen(traced)
+    assert quiet.collected == traced.collected and 2 in quiet.collected  # type: ignore[attr-defined]
     for setup in (intervene, interrupt):
         quiet, quiet_turns = _turn(nb, False, setup)
         traced, traced_turns = _turn(nb, True, setup)

@@ -306,11 +306,14 @@ def test_a_flat_file_renders_as_a_full_render_would_and_sees_edits(tmp_path: Pat
         engine.trust_listings = trusted
         for v in values * 2:  # (the second round: every render by substitution)
             assert engine.render("flat.md", v=v, w=v) == fresh(v)
+            assert engine.text("flat.md", None, {"v": v, "w": v}) == fresh(v).text  # (read_prompt's path)
         assert bool(engine._flat._entries) is trusted  # learnt only while the owner watches the folders
         rewrite(flat, "[Y] {{if v}}{{v}}{{endif}} {{w}}")  # edited, and no longer flat
         if trusted:
             assert engine.render("flat.md", v="a", w="b").text == "[X]\na and ba"  # the watch tells, not a stat
+            assert engine.text("flat.md", None, {"v": "a", "w": "b"}) == "[X]\na and ba"
             engine.invalidate()
+        assert engine.text("flat.md", None, {"v": "a", "w": "b"}) == "[Y] a b"
         assert engine.render("flat.md", v="a", w="b").text == "[Y] a b"
         assert engine.render("flat.md", v="", w="b").text == "[Y]  b"
         rewrite(flat, "[X]\n{{v}} and {{w}}{{v}}")
@@ -351,3 +354,35 @@ def test_the_extras_file_edited_mid_turn_is_seen_at_the_next_step(nb: Path) -> N
     assert "[EXTRAS ONE]" in last[0] and all("[EXTRAS TWO]" in t for t in last[1:])
     part = next(p for p in calls[-1].parts if p.kind == "extras")
     assert part.text in last[-1]
+
+
+def test_derived_gives_the_same_object_only_for_the_very_same_value(tmp_path: Path) -> None:
+    engine = PromptEngine([])
+    made: list[object] = []
+
+    def make(value: object) -> str:
+        made.append(value)
+        return f"<{value}>"
+
+    a, equal_to_a = ["x"], ["x"]
+    first = engine.reuse.derived(a, make)
+    assert engine.reuse.derived(a, make) is first and made == [a]  # the same value: the same result, not made again
+    assert engine.reuse.derived(equal_to_a, make) == first and made == [a, equal_to_a]  # equal is not enough
+    assert engine.reuse.derived(a, str) == "['x']"  # another maker: made by it
+
+
+def test_a_system_section_follows_its_prompt_file_when_reused_whole(nb: Path) -> None:
+    """The main section is the same Section object while nothing changed, and a new one after an edit."""
+    main = write(nb / "prompts" / "agent.system.main.md", "MAIN ONE {{workdir}}")
+    age(nb)
+    agent = Agent(nb, model=[tool_reply("change"), tool_reply("change"), tool_reply("change"), answer("done")])
+    armed: list[bool] = []
+    agent.register_tool(lambda: (rewrite(main, "MAIN TWO {{workdir}}") if armed and armed.pop() else None) or "ok",
+                        name="change")  # (edited once, by the first step's tool)
+    sections: list[object] = []
+    agent.register_extension("chat_model_call_before", lambda: sections.append(agent.loop_data.system[0]), name="s")
+    armed.append(True)
+    agent.ask("go")
+    assert [str(s).split()[:2] for s in sections] == [["MAIN", "ONE"]] + [["MAIN", "TWO"]] * 3
+    assert sections[2] is sections[1] and sections[3] is sections[1]  # reused whole (composer: identity)
+    assert sections[1] is not sections[0] and sections[1].sources[0].path == main  # type: ignore[attr-defined]

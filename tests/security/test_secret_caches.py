@@ -357,3 +357,37 @@ def test_another_thread_masking_during_a_step_looks_at_the_sources(nb: Path) -> 
     agent.register_extension("before_main_llm_call", _once(from_a_thread), name="threaded")
     agent.ask("go")
     assert seen == ["printed <redacted:ACME_LOGIN>"]
+
+
+# -- a step's first look takes both secrets.env from the step's project check (one stat, not three) ---------
+
+def test_a_project_check_outside_a_turn_never_stands_for_the_next_masking(nb: Path) -> None:
+    agent = Agent(nb, model=[answer("ok")])
+    agent.refresh()
+    assert agent.project is not None  # a project check: it stats both secrets.env
+    (nb / ".a0proj").mkdir(exist_ok=True)
+    (nb / ".a0proj" / "secrets.env").write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
+    assert agent.mask(TOKEN) == "§§secret(ACME_PASS)"  # looked at again, not taken from the check
+
+
+def test_secrets_env_replaced_between_steps_with_the_same_size_and_time_is_seen(nb: Path) -> None:
+    """Replaced (another inode) by code that is not a tool, keeping size and mtime: the next step's set has it."""
+    other = TOKEN[::-1]
+    secrets_env = nb / ".a0proj" / "secrets.env"
+    secrets_env.parent.mkdir(exist_ok=True)
+    secrets_env.write_text(f"ACME_PASS={TOKEN}\n", encoding="utf-8")
+
+    def replace() -> None:
+        st = os.stat(secrets_env)
+        fresh = secrets_env.with_name("fresh.env")
+        fresh.write_text(f"ACME_PASS={other}\n", encoding="utf-8")
+        os.utime(fresh, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(fresh, secrets_env)
+
+    agent = Agent(nb, model=["let me think", "still thinking", answer("ok")])
+    agent.register_extension("message_loop_end", _once(replace), name="replacer")
+    agent.ask(f"remember {other}")
+    assert other in json.dumps(agent.calls[0].messages, ensure_ascii=False)  # not a secret yet
+    for call in agent.calls[1:]:
+        sent = json.dumps(call.messages, ensure_ascii=False)
+        assert other not in sent and "remember §§secret(ACME_PASS)" in sent

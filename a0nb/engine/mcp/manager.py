@@ -29,6 +29,8 @@ class MCPManager:
 
     def configure(self, value: Any) -> None:
         """Apply a `mcp_servers` value: new servers wait to be started, changed or removed ones stop."""
+        if value is None and not self._config:  # (no servers, as before: the system prompt's step asks each time)
+            return
         specs = parse_servers(value)
         key = tuple(s.key() for s in specs)
         if key == self._config:
