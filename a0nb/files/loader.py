@@ -10,6 +10,7 @@ import os
 import sys
 import threading
 import traceback
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -63,6 +64,9 @@ class InstalledModules:
     def __init__(self) -> None:
         self._modules: dict[tuple[str, str], tuple[_Key, ModuleType]] = {}
         self.redirector = plain_redirector()
+        # a shared module -> base class -> its subclasses defined there (`subclasses_in`: a scan of the module
+        # per load, and every new agent loads each file); weak, so a replaced version's entry goes with it
+        self.classes: weakref.WeakKeyDictionary[ModuleType, dict[type, list[type]]] = weakref.WeakKeyDictionary()
 
     def get(self, key: _Key, module_name: str) -> ModuleType | None:
         hit = self._modules.get((key.path, module_name))
@@ -70,6 +74,7 @@ class InstalledModules:
 
     def put(self, key: _Key, module_name: str, module: ModuleType) -> None:
         self._modules[(key.path, module_name)] = (key, module)
+        self.classes[module] = {}
 
 
 INSTALLED = InstalledModules()
@@ -165,12 +170,17 @@ def _error_line(exc: BaseException, path: Path) -> int | None:
 
 
 def subclasses_in(module: ModuleType, base: type) -> list[type]:
-    """Subclasses of `base` defined in (not merely imported into) `module`, sorted by name."""
-    found = [
-        obj for _, obj in inspect.getmembers(module, inspect.isclass)
-        if issubclass(obj, base) and obj is not base and obj.__module__ == module.__name__
-    ]
-    return sorted(found, key=lambda c: c.__name__)
+    """Subclasses of `base` defined in (not merely imported into) `module`, sorted by name (found once per
+    module of the installation: INSTALLED.classes)."""
+    known = INSTALLED.classes.get(module)
+    if known is not None and base in known:
+        return list(known[base])
+    found = sorted((obj for _, obj in inspect.getmembers(module, inspect.isclass)
+                    if issubclass(obj, base) and obj is not base and obj.__module__ == module.__name__),
+                   key=lambda c: c.__name__)
+    if known is not None:
+        known[base] = list(found)
+    return found
 
 
 def module_name_for(root_path: Path, path: Path, prefix: str = "a0nb_user") -> str:

@@ -68,6 +68,24 @@ def test_an_edited_installed_file_is_imported_again(installed_dir: Path) -> None
     assert ModuleLoader(Diagnostics(), shared=shared).load(path, "other._10_mark", "extension") is not again
 
 
+def test_the_classes_of_an_installed_file_are_found_once_per_version(installed_dir: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from a0nb import Extension
+    from a0nb.files.loader import subclasses_in
+    shared = InstalledModules()
+    monkeypatch.setattr(loader_mod, "INSTALLED", shared)
+    path = installed_dir / "_10_mark.py"
+    path.write_text(EXT.format(version="one"))
+    module = ModuleLoader(Diagnostics(), shared=shared).load(path, "extensions._10_mark", "extension")
+    assert module is not None and [c.__name__ for c in subclasses_in(module, Extension)] == ["Mark"]
+    assert shared.classes[module][Extension] == [module.Mark]  # found once, then read
+    assert subclasses_in(module, Extension) == [module.Mark] and subclasses_in(module, int) == []
+    path.write_text(EXT.format(version="two, longer") + "class Other(Mark):\n    pass\n")
+    os.utime(path, ns=(path.stat().st_mtime_ns + 10**9,) * 2)
+    again = ModuleLoader(Diagnostics(), shared=shared).load(path, "extensions._10_mark", "extension")
+    assert again is not module and [c.__name__ for c in subclasses_in(again, Extension)] == ["Mark", "Other"]
+
+
 def test_a_broken_installed_file_is_reported_by_each_loader(installed_dir: Path) -> None:
     shared = InstalledModules()
     path = installed_dir / "_10_broken.py"
