@@ -94,9 +94,11 @@ class IncrementalMessages:
     def convert(self, items: Sequence[OutputItem], system: str | None, prefix: int | None = None,
                 extra: OutputItem | None = None) -> list[dict[str, Any]]:
         """The messages of `items` (then `extra`, if given: as if it ended `items`); `prefix`: how many leading
-        items are as they were at the last call (found here when not given)."""
+        items are as they were at the last call (found here when not given). The cache holds the items'
+        messages only: the extra (the extras message, new at every step) is merged into the result alone, so
+        the message it ended stays as it is for the next call."""
         try:
-            done = self._update(items, prefix, extra)
+            done = self._update(items, prefix)
             handed = self._handed
             del handed[self._kept:]
             if handed != (done if len(done) == len(handed) else done[:len(handed)]):  # a caller edited its copy
@@ -109,19 +111,34 @@ class IncrementalMessages:
         if system is not None:  # providers reject empty content
             result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
         result += handed
+        content = extra.content if extra is not None else None
+        if content and not (content.__class__ is str and content.isspace()):
+            role = "assistant" if extra.ai else "user"  # type: ignore[union-attr]
+            if done and done[-1]["role"] == role:  # (the caller's copy of that message is not handed out)
+                result[-1] = {"role": role, "content": _merge(done[-1]["content"], content)}
+            else:
+                result.append({"role": role, "content": content if content.__class__ is str else list(content)})
         return result
 
-    def _update(self, items: Sequence[OutputItem], prefix: int | None, extra: OutputItem | None) -> list[dict[str, Any]]:
+    def _update(self, items: Sequence[OutputItem], prefix: int | None) -> list[dict[str, Any]]:
         p = common_prefix(self._items, items) if prefix is None else prefix
-        k = bisect_left(self._starts, p)  # messages that began inside the unchanged prefix
-        keep = max(0, k - 1)  # the last of them may still merge with what follows
-        start = self._starts[keep] if k > 0 else 0
         done, starts = self._done, self._starts
+        k = bisect_left(starts, p)  # messages that began inside the unchanged prefix
+        keep = max(0, k - 1)  # the last of them may still merge with what follows
+        if k and (starts[k] if k < len(starts) else len(self._items)) <= p:  # it is made of unchanged items only:
+            role = done[k - 1]["role"]  # it stays unless the next message-making item has its role
+            for item in items[p:]:
+                content = item.content
+                if content and not (content.__class__ is str and content.isspace()):
+                    keep += ("assistant" if item.ai else "user") != role
+                    break
+            else:
+                keep = k
+        start = p if keep == k else starts[keep] if k > 0 else 0
         del done[keep:], starts[keep:]
         self._kept = keep
         last_role = done[-1]["role"] if done else None
-        new = items[start:] if extra is None else [*items[start:], extra]
-        for i, item in enumerate(new, start):  # only the items new or changed since the last call
+        for i, item in enumerate(items[start:], start):  # only the items new or changed since the last call
             content = item.content
             if not content or (content.__class__ is str and content.isspace()):
                 continue
@@ -132,7 +149,6 @@ class IncrementalMessages:
                 done.append({"role": role, "content": content})
                 starts.append(i)
                 last_role = role
-        # (a caller that gives `prefix` keeps its `items` as they are: held, not copied; the extra left out
-        # only makes a later search for the unchanged prefix stop before it, where it is converted anew)
+        # (a caller that gives `prefix` keeps its `items` as they are: held, not copied)
         self._items = items if prefix is not None and items.__class__ is list else list(items)  # type: ignore[assignment]
         return done

@@ -135,6 +135,22 @@ def test_unchanged_prefix_is_not_converted_again() -> None:
     assert messages == to_chat_messages(ld.history_output, "S") and len(parts) == 102
 
 
+def test_the_message_the_extras_ended_is_kept_for_the_next_call() -> None:
+    """The extras are merged into the result only: at the next call the last message is neither converted nor
+    copied again when what follows starts another message, and a caller's edit of the merged one reaches nothing."""
+    inc = IncrementalMessages()
+    extra = OutputItem(False, "[EXTRAS] e", (), "raw", "extras", "extras")
+    history = [OutputItem(i % 2 == 1, f"message {i}", (f"m{i}",), "raw", "topic 1", "other") for i in range(5)]
+    first = inc.convert(history, "S", 0, extra)
+    assert first == to_chat_messages(history + [extra], "S") and first[-1]["content"] == "message 4\n[EXTRAS] e"
+    first[-1]["content"] = "edited by a caller"
+    history = history + [OutputItem(True, "reply", ("m5",), "raw", "topic 1", "other"),
+                         OutputItem(False, "result", ("m6",), "raw", "topic 1", "other")]
+    second = inc.convert(history, "S", 5, extra)
+    assert second == to_chat_messages(history + [extra], "S")
+    assert inc._kept == 5 and second[5] is inc._handed[4]  # (system first) item 4's message: kept, not copied
+
+
 def test_system_sections_are_reused_only_while_text_sources_origin_and_rule_are_the_same() -> None:
     """The system message and the section parts are kept from the last call only while every section's
     text, source files and extension, and the counting rule, are as they were."""
