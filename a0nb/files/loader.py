@@ -183,6 +183,8 @@ def subclasses_in(module: ModuleType, base: type) -> list[type]:
     return found
 
 
+# A process-wide cache of a pure function of two paths (every new agent names each file it loads)
+@functools.lru_cache(maxsize=4096)
 def module_name_for(root_path: Path, path: Path, prefix: str = "a0nb_user") -> str:
     """A stable dotted name from a file's place under its root (used by @extensible point names)."""
     try:

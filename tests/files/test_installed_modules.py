@@ -125,3 +125,11 @@ def test_installed_files_import_no_name_of_the_search_hierarchy() -> None:
                     [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
                 offenders += [f"{path}: {n}" for n in names if n.partition(".")[0] in tops]
     assert offenders == []
+
+
+def test_module_names_are_kept_per_pair_of_paths(tmp_path: Path) -> None:
+    from a0nb.files.loader import module_name_for
+    root = tmp_path / "root"
+    assert module_name_for(root, root / "extensions" / "system_prompt" / "_10_a.py") == "extensions.system_prompt._10_a"
+    assert module_name_for(Path(str(root)), root / "tools" / "my-tool.py") == "tools.my_tool"  # a new input: its own name
+    assert module_name_for(tmp_path / "other", root / "tools" / "my-tool.py") == "my-tool"  # (not below the root: the stem)
