@@ -16,6 +16,22 @@ def bundled_root() -> Path:
     return inside if inside.is_dir() else PACKAGE_DIR.parent
 
 
+def distributions_only_on_sys_path() -> bool:
+    """Are installed distributions found only in sys.path's folders (so a folder's mtime tells when they changed)?
+    Yes while every finder of distributions on sys.meta_path is the standard PathFinder or the backport
+    importlib_metadata's MetadataPathFinder (which that package puts on sys.meta_path when imported, and which
+    reads the same folders); a custom finder may find them anywhere."""
+    import importlib.machinery
+    import sys
+    for finder in sys.meta_path:
+        if finder is importlib.machinery.PathFinder or not hasattr(finder, "find_distributions"):
+            continue
+        kind = type(finder)
+        if (kind.__module__, kind.__qualname__) != ("importlib_metadata", "MetadataPathFinder"):
+            return False
+    return True
+
+
 def user_home() -> Path:
     """`$A0NB_HOME`, default `~/.a0nb` (worked out again only when the environment changed)."""
     generation = environ_generation()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
+import weakref
 from typing import Any, Awaitable, Callable, TypeVar
 
 T = TypeVar("T")
@@ -35,6 +37,9 @@ class Bridge:
                                                 name="a0nb-agent-loop", daemon=True)
                 self._thread.start()
                 ready.wait()
+                # a bridge nobody holds any more (its agents were collected) stops its thread and closes its
+                # loop, so that a process making many agents (a test run, a batch) does not gather threads and files
+                weakref.finalize(self, _stop, self._loop).atexit = False
             return self._loop
 
     @staticmethod
@@ -44,9 +49,10 @@ class Bridge:
         while True:
             try:
                 loop.run_forever()
-                return  # stopped by close()
+                break  # stopped by close() or by the finalizer
             except (SystemExit, KeyboardInterrupt):
                 continue  # a stray BaseException from a task must not kill the loop every turn runs on
+        _shut(loop)
 
     def in_loop_thread(self) -> bool:
         return self._thread is not None and threading.current_thread() is self._thread
@@ -163,6 +169,27 @@ class Bridge:
                 self._thread.join(timeout=2)
             self._loop = None
             self._thread = None
+
+
+def _stop(loop: asyncio.AbstractEventLoop) -> None:
+    with contextlib.suppress(RuntimeError):  # already closed
+        loop.call_soon_threadsafe(loop.stop)
+
+
+def _shut(loop: asyncio.AbstractEventLoop) -> None:
+    """On the loop's own thread, once it stopped: what still runs there is cancelled, then the loop is closed
+    (its selector and wake-up sockets released)."""
+    try:
+        tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    except BaseException:  # (a task that refuses to end must not keep the loop's files open)
+        pass
+    finally:
+        loop.close()
 
 
 def _interruptible(job: Callable[[], None]) -> None:

@@ -118,9 +118,12 @@ class Capture:
             self.on_progress(self.text())
 
     def _read(self, fd: int) -> None:
+        # poll, not select: a process with many files open gets pipe numbers past select's FD_SETSIZE (1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
         try:
             while True:
-                if not select.select([fd], [], [], PROGRESS_EVERY)[0]:
+                if not poller.poll(PROGRESS_EVERY * 1000):
                     self.tick()  # a quiet moment: what arrived last reaches the live view now
                     continue
                 data = os.read(fd, READ)

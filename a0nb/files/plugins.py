@@ -2,7 +2,6 @@
 in group `a0nb.plugins`, bundled `plugins/`), scoped `.toggle-0/1` switches and scoped config."""
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import os
 import re
@@ -19,6 +18,7 @@ from a0nb import safe_yaml
 from a0nb.atomic_io import write_text
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.prompt_lookup import RACY_NS
+from a0nb.resources import distributions_only_on_sys_path
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
 META = "plugin.yaml"
@@ -89,7 +89,7 @@ class _EntryPoints:
     upgrading or removing a distribution adds or removes a folder there, which changes its mtime (the rule of
     notebook/app_roots.pip_plugins). A process-wide cache, not state (every Agent's hierarchy reads it: a scan of
     every installed distribution's metadata, about two thirds of a new Agent's time). A folder changed in the
-    last RACY_NS, or a finder of distributions other than the path finder, means reading every time."""
+    last RACY_NS, or a finder of distributions that may look outside sys.path, means reading every time."""
 
     def __init__(self) -> None:
         self._seen: tuple[Any, list[metadata.EntryPoint]] | None = None
@@ -104,7 +104,7 @@ class _EntryPoints:
 
     @staticmethod
     def _key() -> tuple[Any, ...] | None:
-        if any(f is not importlib.machinery.PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
+        if not distributions_only_on_sys_path():
             return None
         now = time.time_ns()
         key: list[tuple[Any, ...]] = []

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Iterable
 
-from a0nb.resources import bundled_root, user_home
+from a0nb.resources import bundled_root, distributions_only_on_sys_path, user_home
 
 ENTRY_POINT_GROUP = b"a0nb.plugins"  # (a0nb.files.plugins.ENTRY_POINT_GROUP, not imported: it pulls in yaml)
 RACY_NS = 2_000_000_000  # a folder changed this recently may change again within its mtime's resolution
@@ -49,8 +49,7 @@ def pip_plugins() -> bool:
     under the folder's mtime: installing, upgrading or removing a distribution adds or removes a folder there,
     which changes that mtime. A folder changed in the last RACY_NS is read every time. What cannot be read this
     way (a zip on sys.path, a custom finder of distributions) answers yes."""
-    import importlib.machinery
-    if any(f is not importlib.machinery.PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
+    if not distributions_only_on_sys_path():
         return True
     cache_file = os.path.join(str(user_home()), "cache", CACHE_NAME)
     cache = _read(cache_file)

@@ -93,6 +93,23 @@ def test_live_view_is_not_sent_the_same_output_twice_at_the_end() -> None:
         assert len(held) == 2
 
 
+def test_output_is_captured_when_the_process_holds_over_a_thousand_files() -> None:
+    # a long kernel (or test run) can hold many files: the pipe then gets a number past select()'s FD_SETSIZE
+    from a0nb.engine.capture import capture_output
+
+    held: list[int] = []
+    try:
+        while not held or held[-1] < 1100:
+            held.extend(os.pipe())
+        with capture_output(None, 10_000) as out:
+            print("past the limit")
+            os.write(1, b"and at the fd level\n")
+        assert out.text() == "past the limit\nand at the fd level\n"
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
 # ---------------------------------------------------------------- a flood, in its own process
 
 FLOOD = """
