@@ -79,7 +79,10 @@ def fire_point_sync(agent: Any, point: str, **kwargs: Any) -> None:
 async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """Call each extension of `chain` in order, awaiting the async ones (a user's under the time limit)."""
     ld = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
-    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    # the system prompt's sections, when the point is given them as a list (their origins are recorded)
+    sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
+        sections = None
     n_sections = len(sections) if sections is not None else 0
     temp = pers = _NOTHING
     for info, how, watched in chain:
@@ -138,7 +141,10 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
 def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """`run_chain` for a synchronous point: an extension's awaitable result is settled by Extensions._settle_sync."""
     ld = kwargs["loop_data"] if "loop_data" in kwargs else None
-    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    # the system prompt's sections, when the point is given them as a list (their origins are recorded)
+    sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
+        sections = None
     n_sections = len(sections) if sections is not None else 0
     temp = pers = _NOTHING
     for info, how, _watched in chain:
@@ -170,12 +176,6 @@ def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kw
                 for i in range(n_sections, n):
                     ld.system_origin[i] = info
                 n_sections = n
-
-
-def _sections(kwargs: dict[str, Any]) -> list[str] | None:
-    """The system prompt's sections, when the point is given them as a list (their origins are recorded)."""
-    system = kwargs["system_prompt"]
-    return system if isinstance(system, list) else None
 
 
 def _attribute_extras(info: Any, ld: Any, temp: Mapping[str, Any], pers: Mapping[str, Any]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from a0nb.files.prompt_lookup import RACY_NS
+from a0nb.files.prompt_lookup import racy_ns
 
 __all__ = ["file_tree", "clean_ignore_list"]
 
@@ -45,8 +45,8 @@ class _Entry:
 @dataclass
 class _Watch:
     """What one walk read, enough to tell by stats alone whether a new walk would print the same tree.
-    Folders: (path, (inode, device, mtime, ctime)); a folder changed within `RACY_NS` of its read could change
-    again within the same timestamp tick, so its scanned (name, is folder) list is kept and compared too.
+    Folders: (path, (inode, device, mtime, ctime)); a folder changed within `racy_ns` of its read (a clock tick
+    where mtimes have sub-millisecond digits, else 2 s) could change again within the same timestamp tick, so its scanned (name, is folder) list is kept and compared too.
     Entries: the path and mtime of each entry the walk stat'ed (the order within a folder is by mtime). Links:
     (path, is folder) of each symbolic link, whose target can change without its folder changing."""
 
@@ -186,7 +186,7 @@ def _scan(
     watch = budget.watch
     sig = _folder_identity(watch, path) if rel else watch.folders[0][1]  # (the root's: taken before the walk)
     listed: list[tuple[str, bool | None]] | None = None
-    if sig is not None and budget.now - max(sig[2], sig[3]) < RACY_NS:
+    if sig is not None and budget.now - (changed := max(sig[2], sig[3])) < racy_ns(changed):
         listed, racy = [], sig
         watch.listings[path] = (racy, listed, False)
     try:
@@ -295,7 +295,7 @@ def _link_kind(path: str) -> bool | None:
 def _unchanged(watch: _Watch) -> bool:
     """Would a walk now read what this one read? Every folder keeps its identity and mtime (an entry added,
     removed or renamed changes it), every entry its mtime, every link its kind; a folder changed shortly
-    before the walk also lists the same entries (compared until its change is older than `RACY_NS`)."""
+    before the walk also lists the same entries (compared until its change is older than `racy_ns`)."""
     for path, sig in watch.folders:
         if _identity(path) != sig:
             return False
@@ -305,7 +305,7 @@ def _unchanged(watch: _Watch) -> bool:
         for path, (sig, listed, more) in list(listings.items()):
             if _listing(path, len(listed) if listed is not None else 0) != (listed, more):
                 return False
-            if now - max(sig[2], sig[3]) >= RACY_NS:  # a change from now on moves its mtime
+            if now - (changed := max(sig[2], sig[3])) >= racy_ns(changed):  # a change from now on moves its mtime
                 listings.pop(path, None)
     try:  # (one Python call for them all: a large tree is a stat per entry)
         if [os.lstat(path).st_mtime for path in watch.paths] != watch.mtimes:

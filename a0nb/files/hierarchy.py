@@ -10,7 +10,7 @@ from typing import Callable, Sequence, TypeVar
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.files.roots import Root, search_roots
-from a0nb.files.prompt_lookup import RACY_NS
+from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.trust_scan import report as report_untrusted
 from a0nb.files.plugins import Plugin, discover_plugins, enabled_plugin_dirs, toggle_dirs
 from a0nb.folder_trust import remembered_file
@@ -19,9 +19,6 @@ from a0nb.resources import bundled_root, environ_generation, user_home
 T = TypeVar("T")
 
 _EXT_SPELLINGS = (("extensions",), ("extensions", "python"))
-# how long after a change a folder's mtime may still be repeated by the next change when its file system keeps
-# sub-millisecond times: the stamping clock's tick (Linux <= 10 ms, Windows 15.6 ms), with room to spare
-_FINE_RACY_NS = 50_000_000
 _WATCHED = ("", "tools", "prompts", "agents", "plugins", "skills", ".a0proj", "providers", "features",
             "extensions", "extensions/python")
 
@@ -136,7 +133,7 @@ class Hierarchy:
                 if up is _MISSING:
                     continue
                 if direct and isinstance(up, tuple):
-                    old_at = up[0] + _racy(up[0])
+                    old_at = up[0] + racy_ns(up[0])
                     if now > old_at:
                         continue
                     young.append(old_at)
@@ -269,12 +266,6 @@ class Hierarchy:
 
 
 _MISSING = object()
-
-
-def _racy(mtime_ns: int) -> int:
-    """How long after `mtime_ns` a change may still get the same mtime: a clock tick where the file system keeps
-    sub-millisecond times (the mtime has such digits), else RACY_NS (file systems with 1 s or 2 s times)."""
-    return _FINE_RACY_NS if mtime_ns % 1_000_000 else RACY_NS
 
 
 def _watched_above(path: str, index: dict[str, int], seen: list[object]) -> tuple[object, bool]:

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from a0nb import Agent
+from a0nb.files import file_tree as file_tree_module
 from a0nb.files.file_tree import file_tree
+from a0nb.files.prompt_lookup import RACY_NS, racy_ns
 from a0nb.testing import answer, tool_reply
 
 
@@ -109,6 +111,43 @@ def test_a_folder_replaced_by_another_is_seen(folder: Path, tmp_path: Path) -> N
     (tmp_path / "gone").rename(tmp_path / "x")
     folder.rename(tmp_path / "gone2")
     assert file_tree(folder).endswith("# not a folder")
+
+
+def frozen_stamps(monkeypatch: pytest.MonkeyPatch, stamp_ns: int) -> None:
+    """Every folder's mtime and ctime read as `stamp_ns`, as when all changes fall within one clock tick."""
+    identity = file_tree_module._identity
+
+    def frozen(path: str) -> tuple[int, int, int, int] | None:
+        sig = identity(path)
+        return None if sig is None else (sig[0], sig[1], stamp_ns, stamp_ns)
+
+    monkeypatch.setattr(file_tree_module, "_identity", frozen)
+
+
+def test_racy_window_is_a_tick_where_mtimes_are_fine_and_two_seconds_where_they_are_coarse() -> None:
+    assert racy_ns(1_700_000_000_123_456_789) == 50_000_000
+    assert racy_ns(1_700_000_000_000_000_000) == racy_ns(1_700_000_000_001_000_000) == RACY_NS
+
+
+def test_a_coarse_clock_folder_changed_within_its_tick_is_seen(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whole-second stamps (FAT, some network file systems): a second change in the same second keeps the
+    folder's stamps, so its listing is compared for 2 s."""
+    frozen_stamps(monkeypatch, time.time_ns() // 1_000_000_000 * 1_000_000_000)
+    file_tree(folder)
+    touch(folder / "same_second.txt")
+    assert "same_second.txt" in file_tree(folder)
+
+
+def test_a_fine_clock_folder_is_trusted_by_its_stamps_once_a_tick_passed(folder: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sub-millisecond stamps: 50 ms after its last change a folder's next change moves its stamps, so its
+    listing is no longer read on every reuse (stamps frozen here: the change goes unseen, proving no listing)."""
+    frozen_stamps(monkeypatch, time.time_ns() - 100_000_123)
+    first = file_tree(folder)
+    listings = []
+    monkeypatch.setattr(file_tree_module, "_listing", lambda *a: listings.append(a) or (None, False))
+    touch(folder / "a.txt", mtime=1000)  # (rewritten with its old mtime: only a listing could tell)
+    assert file_tree(folder) is first and listings == []
 
 
 def test_ignore_patterns_are_part_of_the_key(folder: Path) -> None:
