@@ -95,12 +95,6 @@ class _Worker:
             self.go.acquire()
         self.thread = threading.Thread(target=self._main, name=IDLE_NAME, daemon=True)
 
-    def wake(self) -> None:
-        if self.go is None:
-            os.write(self.wake_w, b"\0")
-        else:
-            self.go.release()
-
     def _wait(self) -> bool:
         """Until the next call (False: the pipe was closed)."""
         if self.go is None:
@@ -192,7 +186,10 @@ def _submit(job: _Job) -> _Worker:
         except BaseException:
             worker.close()
             raise
-    worker.wake()
+    if worker.go is None:  # (its wake-up)
+        os.write(worker.wake_w, b"\0")
+    else:
+        worker.go.release()
     return worker
 
 

@@ -387,3 +387,24 @@ def test_a_worker_without_a_free_file_descriptor_is_woken_by_a_lock(monkeypatch)
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # new workers, no pipe
     monkeypatch.undo()
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # idle ones serve again
+
+
+def test_callable_object_tool_signature_is_read_at_each_call(nb: Path) -> None:
+    class Tool:
+        def __call__(self, a: int = 0) -> str:
+            return f"a={a}"
+
+    def wider(self: object, a: int = 0, b: int = 0) -> str:
+        return f"a={a} b={b}"
+
+    agent = Agent(nb, model=[tool_reply("obj", a=1, b=2), tool_reply("obj", headline="again", a=1, b=2), answer("done")])
+    agent.register_tool(Tool(), name="obj")
+    seen: list[str] = []
+
+    def swap(response: object = None, **kwargs: object) -> None:
+        seen.append(getattr(response, "message", ""))
+        Tool.__call__ = wider  # type: ignore[method-assign]
+
+    agent.register_extension("tool_execute_after", swap, name="swap")
+    agent.ask("go")
+    assert seen[:2] == ["a=1", "a=1 b=2"]  # (no code object to compare: its signature is read every time)
