@@ -358,14 +358,14 @@ class Agent(Registration):
     # -- project, secrets, clock ------------------------------------------------------------------------
     @property
     def project(self) -> Project:
-        return self.project_state.current or self.project_state.project(self.workdir)
+        return self.project_state.current or self.project_state.project(self.hierarchy.workdir)  # (self.workdir, inlined)
 
     @property
     def secrets(self) -> Secrets:
         """The one masking set: `secrets.env`, `.env`, every credential in the environment (a turn's step: ProjectState)."""
         if (step := (ps := self.project_state).here.step) is ps.now and step is not None and self.control.task is not None:
             return step
-        return ps.secrets(self.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env),
+        return ps.secrets(self.hierarchy.workdir, ((s := self.settings).api_key_env, s.utility_api_key_env),
                           self.control.task is not None)
 
     def skills(self) -> dict[str, Any]:

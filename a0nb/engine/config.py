@@ -147,13 +147,14 @@ class ProjectState:
         (`step`, on the thread that runs it, no tool run since) takes both secrets.env as the step's project
         check stat'ed them: one stat, of `.env`, not three."""
         env = environ_generation()  # taken before anything is read: a change during the read is seen next time
-        project, seen = self.project(workdir), self._files
+        project, seen = self.current or self.project(workdir), self._files  # (the step's project: no call)
         if not seen or seen[0] is not workdir or seen[1] is not project or seen[2] != env:
             seen = self._files = (workdir, project, env, self._names(workdir, project))
         names = seen[3]
         wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
         checked, self._checked = self._checked, None
-        if checked is not None and step and self._pin and self._owner == threading.get_ident():
+        me = threading.get_ident()
+        if checked is not None and step and self._pin and self._owner == me:
             home_name, home_id, meta_name, meta_id = secrets_identities(checked)
             ids = (_identity(names[0]), home_id, meta_id) if (home_name, meta_name) == names[1:] \
                 else _identities(names)
@@ -162,7 +163,7 @@ class ProjectState:
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
-            if self._pin and self._owner == threading.get_ident():
+            if self._pin and self._owner == me:
                 self.now = self.here.step = self._masked
             return self._masked
         if self._secrets is None or self._secrets[0] != files:
@@ -173,7 +174,7 @@ class ProjectState:
         if self._masked is None or self._masked.credentials != found:
             self._masked = self._secrets[1].with_credentials(found)
         self._masked_for = key
-        if self._pin and self._owner == threading.get_ident():
+        if self._pin and self._owner == me:
             self.now = self.here.step = self._masked
         return self._masked
 

@@ -80,7 +80,10 @@ def fire_point_sync(agent: Any, point: str, **kwargs: Any) -> None:
 async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """Call each extension of `chain` in order, awaiting the async ones (a user's under the time limit)."""
     ld: Any = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
-    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    # the system prompt's sections, when the point is given them as a list (their origins are recorded)
+    sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
+        sections = None
     n_sections = len(sections) if sections is not None else 0
     # the extras as each extension found them (copies: their values are compared by identity), attributed
     # in one pass once the chain ends or stops
@@ -148,7 +151,10 @@ async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, k
 def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """`run_chain` for a synchronous point: an extension's awaitable result is settled by Extensions._settle_sync."""
     ld: Any = kwargs["loop_data"] if "loop_data" in kwargs else None
-    sections = _sections(kwargs) if ld is not None and "system_prompt" in kwargs else None
+    # the system prompt's sections, when the point is given them as a list (their origins are recorded)
+    sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
+    if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
+        sections = None
     n_sections = len(sections) if sections is not None else 0
     before: list[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = [] if ld is not None else None
     ended = extras = False
@@ -187,12 +193,6 @@ def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kw
     finally:
         if before and (extras or ld.extras_temporary or ld.extras_persistent):
             _attribute_extras(chain, ld, before, len(before) if ended else len(before) - 1)
-
-
-def _sections(kwargs: dict[str, Any]) -> list[str] | None:
-    """The system prompt's sections, when the point is given them as a list (their origins are recorded)."""
-    system = kwargs["system_prompt"]
-    return system if isinstance(system, list) else None
 
 
 def _attribute_extras(chain: "Bound", ld: Any, before: list[tuple[Mapping[str, Any], Mapping[str, Any]]],

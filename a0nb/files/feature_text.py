@@ -75,10 +75,12 @@ def _hit(features: Sequence[Any], text: str, pos: int) -> tuple[Any, dict[str, A
 def feature_templates(agent: Any) -> list[TemplateText]:
     """Each feature's non-empty `get_template(config)`, as a section whose source is the feature."""
     out: list[TemplateText] = []
-    found = features(agent)
-    if not found:  # (the usual case, at every step)
-        return out
-    for feature in _lattice(found, "get_template"):
+    registry = getattr(getattr(agent, "shared", None), "lattice", None)
+    if registry is None or not registry.features:  # discovered features only: their filter is kept with them
+        found = agent.hierarchy.memo(("features", "get_template"), lambda: _lattice(features(agent), "get_template"))
+    else:
+        found = _lattice(features(agent), "get_template")
+    for feature in found:
         text = feature.instance.get_template(dict(feature.config))
         if text:
             source = FeatureSource(f"{feature.name}.get_template", feature.root_label, feature.path)

@@ -296,9 +296,11 @@ def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) 
     from `_fingerprint_names`, when the caller keeps them)."""
     if names is None:
         names = _fingerprint_names(folder, home)
-    parts: list[Any] = [names[6], _stat(names[0])]
-    if parts[1] is None:  # no .a0proj/: nothing under it exists (one stat, not eight)
-        return (*parts, None, None, None, _stat(names[4]), None)
+    try:
+        st = os.stat(names[0])
+    except OSError:  # no .a0proj/: nothing under it exists (one stat, not eight)
+        return (names[6], None, None, None, None, _stat(names[4]), None)
+    parts: list[Any] = [names[6], (st.st_ino, st.st_mtime_ns, st.st_size)]  # (as `_stat`)
     parts.extend(_stat(name) for name in names[1:6])  # (names[6] is home's own name)
     parts.extend(_entry_stats(folder / META / "instructions"))
     parts.extend(_folder_stats(folder / META / "knowledge"))

@@ -159,3 +159,40 @@ def test_the_expansion_is_shown_in_the_turn_view(nb: Path) -> None:
     line = "expanded '@tag:important' → '[tagged:important]' by MarkerFeature (features/marker.py)"
     assert line in view.text and "marker.py" in view.text
     assert "expanded &#x27;@tag:important&#x27;" in view.html or "expanded '@tag:important'" in view.html
+
+
+_STYLE = ("from agent_core.types import FeaturePlugin\n\nclass Style(FeaturePlugin):\n"
+          "    def get_config_schema(self):\n        return {}\n"
+          "    def init(self, config, state):\n        return state\n"
+          "    def finalize(self, finals, natives, state):\n        return finals, natives, state\n")
+
+
+def test_the_features_with_a_template_follow_the_files_and_registrations(nb: Path) -> None:
+    """Which features have a `get_template` is kept with the discovered features: a feature file that gains or
+    loses one, a feature registered from Python, are seen at the next step."""
+    (nb / "features").mkdir()
+    style = nb / "features" / "style.py"
+    style.write_text(_STYLE)
+    agent = Agent(nb, model=[answer("ok")] * 4)
+
+    def system() -> str:
+        return str(agent.ask("hi").calls[0].messages[0]["content"])
+    assert "haiku" not in system()
+    style.write_text(_STYLE + "    def get_template(self, config):\n        return 'Answer in haiku form.'\n")
+    assert "Answer in haiku form." in system()
+
+    class Limerick(FeaturePlugin):
+        def init(self, config: Any, state: Any) -> Any:
+            return state
+
+        def finalize(self, finals: Any, natives: Any, state: Any) -> Any:
+            return finals, natives, state
+
+        def get_template(self, config: Any) -> str:
+            return "Or as a limerick."
+    agent.register_feature(Limerick)
+    text = system()
+    assert "Answer in haiku form." in text and "Or as a limerick." in text
+    style.write_text(_STYLE + "    # no template any more\n")
+    text = system()
+    assert "haiku" not in text and "Or as a limerick." in text

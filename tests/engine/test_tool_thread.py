@@ -332,3 +332,79 @@ def test_run_limited_runs_every_step_in_the_given_context() -> None:
 
     assert asyncio.run(scenario()) == "outer"
     assert out == [["outer", "inside", "inside"]]
+
+
+def _burst(calls: int) -> list[str]:
+    """`calls` blocking calls at once (each waits for all the others): more than MAX_IDLE workers at a time."""
+    import asyncio
+
+    from a0nb.engine.tool_thread import in_daemon_thread
+
+    barrier = threading.Barrier(calls, timeout=10)
+
+    def meet(i: int) -> str:
+        barrier.wait()
+        return f"{i} {threading.current_thread().name}"
+
+    async def run() -> list[str]:
+        return list(await asyncio.gather(*(in_daemon_thread(meet, {"i": i}) for i in range(calls))))
+
+    return asyncio.run(run())
+
+
+def test_workers_beyond_the_idle_ones_end_and_close_their_pipes() -> None:
+    import os
+
+    import pytest
+
+    from a0nb.engine.tool_thread import MAX_IDLE
+
+    if not Path("/proc/self/fd").exists():
+        pytest.skip("counts open files through /proc")
+
+    def settled(count: int) -> bool:
+        deadline = time.monotonic() + 5
+        while len(os.listdir("/proc/self/fd")) > count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return len(os.listdir("/proc/self/fd")) <= count
+
+    assert _burst(MAX_IDLE + 3) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 3)]
+    time.sleep(0.1)
+    files = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):  # the extra workers' pipes are closed when they end: no file left per burst
+        _burst(MAX_IDLE + 3)
+        assert settled(files)
+
+
+def test_a_worker_without_a_free_file_descriptor_is_woken_by_a_lock(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from a0nb.engine import tool_thread
+    from a0nb.engine.tool_thread import MAX_IDLE
+
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(tool_thread.os, "pipe", no_pipe)
+    assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # new workers, no pipe
+    monkeypatch.undo()
+    assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # idle ones serve again
+
+
+def test_callable_object_tool_signature_is_read_at_each_call(nb: Path) -> None:
+    class Tool:
+        def __call__(self, a: int = 0) -> str:
+            return f"a={a}"
+
+    def wider(self: object, a: int = 0, b: int = 0) -> str:
+        return f"a={a} b={b}"
+
+    agent = Agent(nb, model=[tool_reply("obj", a=1, b=2), tool_reply("obj", headline="again", a=1, b=2), answer("done")])
+    agent.register_tool(Tool(), name="obj")
+    seen: list[str] = []
+
+    def swap(response: object = None, **kwargs: object) -> None:
+        seen.append(getattr(response, "message", ""))
+        Tool.__call__ = wider  # type: ignore[method-assign]
+
+    agent.register_extension("tool_execute_after", swap, name="swap")
+    agent.ask("go")
+    assert seen[:2] == ["a=1", "a=1 b=2"]  # (no code object to compare: its signature is read every time)

@@ -18,7 +18,7 @@ class MCPManager:
     def __init__(self) -> None:
         self.servers: dict[str, ServerConnection] = {}
         self._runner: LoopThread | None = None
-        self._config: tuple[Any, ...] = ()
+        self.configured: tuple[Any, ...] = ()  # the applied servers' keys (empty: none configured)
         atexit.register(_close_ref, weakref.ref(self))
 
     @property
@@ -29,11 +29,11 @@ class MCPManager:
 
     def configure(self, value: Any) -> None:
         """Apply a `mcp_servers` value: new servers wait to be started, changed or removed ones stop."""
-        if value is None and not self._config:  # (no servers, as before: the system prompt's step asks each time)
+        if value is None and not self.configured:  # (no servers, as before: the system prompt's step asks each time)
             return
         specs = parse_servers(value)
         key = tuple(s.key() for s in specs)
-        if key == self._config:
+        if key == self.configured:
             return
         if specs:
             require_sdk()
@@ -45,7 +45,7 @@ class MCPManager:
         for name, spec in wanted.items():
             if name not in self.servers:
                 self.servers[name] = ServerConnection(spec, self.runner)
-        self._config = key
+        self.configured = key
 
     async def start(self) -> None:
         """Start every server not yet started (all at once); failures are recorded on the server."""
@@ -90,7 +90,7 @@ class MCPManager:
         for conn in self.servers.values():
             conn.stop()
         self.servers.clear()
-        self._config = ()
+        self.configured = ()
         if self._runner is not None:
             runner, self._runner = self._runner, None
             _drain(runner)

@@ -15,7 +15,9 @@ def mcp_of(agent: Any) -> MCPManager:
     manager = agent.shared.mcp
     if manager is None:
         manager = agent.shared.mcp = MCPManager()
-    manager.configure(agent.settings.mcp_servers)
+    servers = agent.settings.mcp_servers
+    if servers is not None or manager.configured:  # (none, as before: nothing to apply, no call at each step)
+        manager.configure(servers)
     return manager
 
 

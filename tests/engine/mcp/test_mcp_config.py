@@ -39,3 +39,24 @@ def test_forms_of_the_config() -> None:
 def test_malformed_entries_name_the_problem(value, message) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_servers(value)
+
+
+def test_each_look_applies_the_setting_as_it_is_now() -> None:
+    """`mcp_of` skips `configure` while nothing is set nor was applied; a setting that appears, changes or goes
+    away is applied at the next look all the same (servers are configured, not started)."""
+    from types import SimpleNamespace
+
+    from a0nb.engine.mcp.tool import mcp_of
+    settings = SimpleNamespace(mcp_servers=None)
+    agent = SimpleNamespace(shared=SimpleNamespace(mcp=None), settings=settings)
+    manager = mcp_of(agent)
+    try:
+        assert manager.servers == {} and manager.configured == ()
+        settings.mcp_servers = {"mcpServers": {"one": {"command": "/no/such/binary"}}}
+        assert mcp_of(agent) is manager and list(manager.servers) == ["one"]
+        settings.mcp_servers = {"mcpServers": {"two": {"command": "/no/such/binary"}}}
+        assert list(mcp_of(agent).servers) == ["two"]
+        settings.mcp_servers = None
+        assert mcp_of(agent).servers == {} and manager.configured == ()
+    finally:
+        manager.close()
