@@ -95,13 +95,6 @@ class _Worker:
             self.go.acquire()
         self.thread = threading.Thread(target=self._main, name=IDLE_NAME, daemon=True)
 
-    def _wait(self) -> bool:
-        """Until the next call (False: the pipe was closed)."""
-        if self.go is None:
-            return os.read(self.wake_r, 1) != b""
-        self.go.acquire()
-        return True
-
     def close(self) -> None:
         for fd in (self.wake_r, self.wake_w):
             if fd >= 0:
@@ -117,12 +110,14 @@ class _Worker:
             self.close()
 
     def _serve(self) -> None:
-        thread = self.thread
+        thread, wake, go = self.thread, self.wake_r, self.go
         while True:
             job: _Job | None = None
             outcome: tuple[bool, Any] | None = None
             try:
-                if not self._wait():
+                if go is not None:
+                    go.acquire()
+                elif os.read(wake, 1) == b"":  # (its pipe was closed)
                     return
                 job = self.job
                 thread.name = job.name  # type: ignore[union-attr]
