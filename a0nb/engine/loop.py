@@ -192,7 +192,7 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
             if not allowed:
                 response = Response(message=agent.read_prompt("fw.code.denied.md", runtime=runtime, policy=mode))
             else:
-                response = await _execute(agent, tool, args, request.full_name)
+                response = await _execute(agent, tool, args, request)
         except (A0Error, RepairableError, asyncio.CancelledError):
             raise
         except (Exception, SystemExit) as exc:  # sys.exit() in a tool must not end the agent's event loop
@@ -215,7 +215,7 @@ async def run_tool(agent: LoopAgent, ld: LoopData, request: ToolRequest, message
         ld.current_tool = None
 
 
-async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str) -> Response:
+async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], request: ToolRequest) -> Response:
     """`tool.execute` under the tool_timeout setting (0 = none); a tool that hangs is left behind, the loop goes on."""
     limit = agent.settings.tool_timeout
     if not limit:
@@ -225,7 +225,7 @@ async def _execute(agent: LoopAgent, tool: Tool, args: dict[str, Any], name: str
             return await run_limited(tool.execute(**args), limit)
         return await run_limited(tool.execute(**args), limit, contextvars.copy_context())
     except asyncio.TimeoutError:
-        return Response(message=f"tool {name} did not finish within {limit:g} s and was stopped "
+        return Response(message=f"tool {request.full_name} did not finish within {limit:g} s and was stopped "
                                 "(setting tool_timeout / A0NB_TOOL_TIMEOUT)")
 
 

@@ -87,7 +87,12 @@ class ToolInfo:
             return self.factory(agent=agent, name=self.name, method=method, args=args, message=message,
                                 loop_data=loop_data)
         if self.kind == "function":
-            return FunctionTool(agent, self.name, method, args, message, loop_data, fn=self.factory)
+            fn, kept = self.factory, self.__dict__.get("_calling")
+            code = getattr(fn, "__code__", None)
+            if kept is None or kept[0] is not code or code is None:  # (a function whose code was replaced: again)
+                kept = (code, _calling(fn))
+                object.__setattr__(self, "_calling", kept)  # kept with this info, beside its (frozen) fields
+            return FunctionTool(agent, self.name, method, args, message, loop_data, fn=fn, calling=kept[1])
         if self.kind == "process":  # tools/*.sh, *.js: out of process
             from a0nb.engine.process_tool import ProcessTool
             return ProcessTool(agent, self.name, method, args, message, loop_data, spec=self.factory)
@@ -119,10 +124,11 @@ class ToolInfo:
 class FunctionTool(Tool):
     """A plain (sync or async) function used as a tool; `agent` is injected when it asks for it."""
 
-    def __init__(self, *args: Any, fn: Callable[..., Any], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, fn: Callable[..., Any], calling: tuple[Mapping[str, Any], bool, bool] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fn = fn
-        self.calling = _calling(fn)  # (its parameters, takes **kwargs, is a coroutine function)
+        self.calling = calling or _calling(fn)  # (its parameters, takes **kwargs, is a coroutine function)
         # a plain function runs in a worker thread, in a copy of the caller's context (tool_timeout needs no task)
         self.code_in_thread = not self.calling[2]
 

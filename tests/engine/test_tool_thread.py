@@ -387,3 +387,53 @@ def test_a_worker_without_a_free_file_descriptor_is_woken_by_a_lock(monkeypatch)
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # new workers, no pipe
     monkeypatch.undo()
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # idle ones serve again
+
+
+def test_callable_object_tool_signature_is_read_at_each_call(nb: Path) -> None:
+    class Tool:
+        def __call__(self, a: int = 0) -> str:
+            return f"a={a}"
+
+    def wider(self: object, a: int = 0, b: int = 0) -> str:
+        return f"a={a} b={b}"
+
+    agent = Agent(nb, model=[tool_reply("obj", a=1, b=2), tool_reply("obj", headline="again", a=1, b=2), answer("done")])
+    agent.register_tool(Tool(), name="obj")
+    seen: list[str] = []
+
+    def swap(response: object = None, **kwargs: object) -> None:
+        seen.append(getattr(response, "message", ""))
+        Tool.__call__ = wider  # type: ignore[method-assign]
+
+    agent.register_extension("tool_execute_after", swap, name="swap")
+    agent.ask("go")
+    assert seen[:2] == ["a=1", "a=1 b=2"]  # (no code object to compare: its signature is read every time)
+
+
+def test_a_forked_child_closes_the_workers_pipes() -> None:
+    import os
+
+    import pytest
+
+    from a0nb.engine import tool_thread
+
+    if not hasattr(os, "fork") or not hasattr(os, "register_at_fork"):
+        pytest.skip("no fork here")
+    _burst(2)
+    fds = [fd for w in list(tool_thread._LIVE) for fd in (w.wake_r, w.wake_w) if fd >= 0]
+    assert fds
+    pid = os.fork()
+    if pid == 0:  # the child: none of the parent's worker pipes is open
+        still = 0
+        for fd in fds:
+            try:
+                os.fstat(fd)
+                still += 1
+            except OSError:
+                pass
+        os._exit(min(still, 100))
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    for fd in fds:  # the parent's are untouched
+        os.fstat(fd)
+    assert _burst(2) == ["0 a0nb-tool-meet", "1 a0nb-tool-meet"]
