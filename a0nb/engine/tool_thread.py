@@ -9,7 +9,8 @@ interrupt cannot land in someone else's tool; an abandoned call that ignores it 
 Handing a result back through the event loop (a future, a wake-up of its selector, two loop iterations)
 cost more than a quick call itself: the loop thread first waits up to QUICK seconds for the result, and
 only a call still running then is awaited (and can be timed out or interrupted) as before. The code always
-runs in the worker; the loop is held up for QUICK at most."""
+runs in the worker; the loop is held up for QUICK at most. An idle worker waits reading its own pipe (see
+_Worker): each worker holds two file descriptors, closed when it ends (and in a forked child)."""
 from __future__ import annotations
 
 import asyncio
@@ -94,16 +95,13 @@ class _Worker:
             self.go = threading.Lock()
             self.go.acquire()
         self.thread = threading.Thread(target=self._main, name=IDLE_NAME, daemon=True)
-
-    def _wait(self) -> bool:
-        """Until the next call (False: the pipe was closed)."""
-        if self.go is None:
-            return os.read(self.wake_r, 1) != b""
-        self.go.acquire()
-        return True
+        _LIVE.add(self)
 
     def close(self) -> None:
-        for fd in (self.wake_r, self.wake_w):
+        """Its pipe closed (once: a descriptor number closed twice could be someone else's by then)."""
+        _LIVE.discard(self)
+        fds, self.wake_r, self.wake_w = (self.wake_r, self.wake_w), -1, -1
+        for fd in fds:
             if fd >= 0:
                 try:
                     os.close(fd)
@@ -117,12 +115,14 @@ class _Worker:
             self.close()
 
     def _serve(self) -> None:
-        thread = self.thread
+        thread, wake, go = self.thread, self.wake_r, self.go
         while True:
             job: _Job | None = None
             outcome: tuple[bool, Any] | None = None
             try:
-                if not self._wait():
+                if go is not None:
+                    go.acquire()
+                elif os.read(wake, 1) == b"":  # (its pipe was closed)
                     return
                 job = self.job
                 thread.name = job.name  # type: ignore[union-attr]
@@ -158,13 +158,14 @@ class _Worker:
 
 _LOCK = threading.Lock()
 _IDLE: list[_Worker] = []
+_LIVE: set[_Worker] = set()  # every worker whose pipe is open (idle or busy)
 
 
 def _forget_workers() -> None:
     """In a forked child the parent's threads do not exist: start afresh."""
     global _LOCK
     _LOCK = threading.Lock()
-    for worker in _IDLE:  # (their pipes were copied into the child)
+    for worker in list(_LIVE):  # (their pipes were copied into the child)
         worker.close()
     _IDLE.clear()
 

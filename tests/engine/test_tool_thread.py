@@ -408,3 +408,32 @@ def test_callable_object_tool_signature_is_read_at_each_call(nb: Path) -> None:
     agent.register_extension("tool_execute_after", swap, name="swap")
     agent.ask("go")
     assert seen[:2] == ["a=1", "a=1 b=2"]  # (no code object to compare: its signature is read every time)
+
+
+def test_a_forked_child_closes_the_workers_pipes() -> None:
+    import os
+
+    import pytest
+
+    from a0nb.engine import tool_thread
+
+    if not hasattr(os, "fork") or not hasattr(os, "register_at_fork"):
+        pytest.skip("no fork here")
+    _burst(2)
+    fds = [fd for w in list(tool_thread._LIVE) for fd in (w.wake_r, w.wake_w) if fd >= 0]
+    assert fds
+    pid = os.fork()
+    if pid == 0:  # the child: none of the parent's worker pipes is open
+        still = 0
+        for fd in fds:
+            try:
+                os.fstat(fd)
+                still += 1
+            except OSError:
+                pass
+        os._exit(min(still, 100))
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    for fd in fds:  # the parent's are untouched
+        os.fstat(fd)
+    assert _burst(2) == ["0 a0nb-tool-meet", "1 a0nb-tool-meet"]
