@@ -22,13 +22,19 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
     """(folder, is_project): the project's own memory when its project.json asks for it. Asked on every
     recall: project.json is read again only when its stat changed (or it was written very recently)."""
     base = home or user_home()
-    key = (workdir, base)
-    names = _NAMES.get(key)
-    if names is None:
-        meta = workdir / ".a0proj"
-        if len(_NAMES) >= _KEPT:
-            _NAMES.clear()  # (an unusual process: started again)
-        names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True), (base / "memory" / "default", False))
+    last = _LAST[0]
+    if last[0] is workdir and last[1] is base:  # (the same Paths as last time: no Path hashing)
+        names = last[2]
+    else:
+        key = (workdir, base)
+        names = _NAMES.get(key)
+        if names is None:
+            meta = workdir / ".a0proj"
+            if len(_NAMES) >= _KEPT:
+                _NAMES.clear()  # (an unusual process: started again)
+            names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True),
+                                   (base / "memory" / "default", False))
+        _LAST[0] = (workdir, base, names)
     try:
         st = os.stat(names[0])
     except FileNotFoundError:
@@ -54,6 +60,7 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
 # Process-wide, and checked on every use: the paths worked out for a (workdir, home), and what each
 # project.json said with the stat it had then.
 _NAMES: dict[tuple[Path, Path], tuple[str, tuple[Path, bool], tuple[Path, bool]]] = {}
+_LAST: list[tuple[Any, Any, Any]] = [(None, None, None)]  # (workdir, home, their _NAMES entry): one slot, replaced whole
 _MODES: dict[str, tuple[tuple[int, int, int, int, int], bool]] = {}
 _KEPT = 64
 

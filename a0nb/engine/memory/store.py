@@ -72,18 +72,24 @@ class MemoryStore:
         self._db: sqlite3.Connection | None = None
         self._index: VectorIndex | None = None
         self._rows: dict[str, Memory] = {}
-        self._path: tuple[Path, Path] | None = None
+        self._path: tuple[Path, Path, str] | None = None
 
     # -- opening -------------------------------------------------------------------------------
+    def _paths(self) -> tuple[Path, Path, str]:
+        """(folder, database file, its name as a str: stat'ed without pathlib's calls), worked out once per
+        folder: asked on every recall."""
+        folder, known = self.folder, self._path
+        if known is None or known[0] is not folder:
+            path = folder / DB_NAME
+            known = self._path = (folder, path, str(path))
+        return known
+
     @property
     def path(self) -> Path:
-        folder, known = self.folder, self._path
-        if known is None or known[0] is not folder:  # (worked out once per folder: asked on every recall)
-            known = self._path = (folder, folder / DB_NAME)
-        return known[1]
+        return self._paths()[1]
 
     def exists(self) -> bool:
-        return _is(self.path, stat.S_ISREG)
+        return _is(self._paths()[2], stat.S_ISREG)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -283,7 +289,7 @@ class MemoryStore:
 _QUIET_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})  # as pathlib's is_file()
 
 
-def _is(path: Path, kind: Callable[[int], bool]) -> bool:
+def _is(path: Path | str, kind: Callable[[int], bool]) -> bool:
     """Path.is_file() / is_dir() with one stat and no pathlib calls: False when it is missing, an error
     pathlib would raise is raised."""
     try:

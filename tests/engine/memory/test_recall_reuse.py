@@ -95,3 +95,31 @@ def test_memory_folder_sees_project_json_rewritten_behind_an_old_mtime(tmp_path:
     assert memory_folder(work, tmp_path / "other")[0] == meta / "memory"
     project.write_text("{}")
     assert memory_folder(work, tmp_path / "other") == (tmp_path / "other" / "memory" / "default", False)
+
+
+def test_memory_folder_answers_each_workdir_and_home_asked_in_turn(tmp_path: Path) -> None:
+    """The last (workdir, home) answer is reused only for those very Paths: alternating folders each get theirs."""
+    one, two, home, other = tmp_path / "one", tmp_path / "two", tmp_path / "home", tmp_path / "other"
+    for work in (one, two):
+        (work / ".a0proj").mkdir(parents=True)
+    (two / ".a0proj" / "project.json").write_text(json.dumps({"memory": "own"}))
+    for _ in range(2):
+        assert memory_folder(one, home) == (home / "memory" / "default", False)
+        assert memory_folder(two, home) == (two / ".a0proj" / "memory", True)
+        assert memory_folder(two, other) == (two / ".a0proj" / "memory", True)
+        assert memory_folder(one, other) == (other / "memory" / "default", False)
+        assert memory_folder(Path(str(one)), other) == (other / "memory" / "default", False)
+
+
+def test_the_store_exists_once_its_file_does_and_follows_its_folder(tmp_path: Path) -> None:
+    from a0nb.diagnostics import Diagnostics
+    from a0nb.engine.memory.embeddings import HashEmbedder
+    from a0nb.engine.memory.store import DB_NAME, MemoryStore
+
+    store = MemoryStore(tmp_path / "a", HashEmbedder(), Diagnostics())
+    assert not store.exists()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / DB_NAME).write_text("")
+    assert store.exists() and store.path == tmp_path / "a" / DB_NAME
+    store.folder = tmp_path / "b"
+    assert not store.exists() and store.path == tmp_path / "b" / DB_NAME
