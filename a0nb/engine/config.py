@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -14,6 +15,7 @@ from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.errors import ConfigError
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
+from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.projects import META, Project, ProjectCache, secrets_identities
 from a0nb.files.credentials import credential_values, dotenv_values
 from a0nb.files.secrets import Secrets, parse_dotenv
@@ -116,6 +118,10 @@ class ProjectState:
         self._pin = False  # whether `secrets()` keeps what it finds (on the thread `_owner`)
         self._owner = 0
         self._checked: Any = None  # the step's project check, whose stats of both secrets.env a step's set may use
+        # the notebook folder's mtime when its .env was found missing after the folder's last change (outside the
+        # clock's reach): while the step's project check finds the folder with that mtime, .env is still missing
+        self._no_dotenv_in: int | None = None
+        self._dotenv_missing = False
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
@@ -149,15 +155,15 @@ class ProjectState:
         env = environ_generation()  # taken before anything is read: a change during the read is seen next time
         project, seen = self.current or self.project(workdir), self._files  # (the step's project: no call)
         if not seen or seen[0] is not workdir or seen[1] is not project or seen[2] != env:
-            seen = self._files = (workdir, project, env, self._names(workdir, project))
+            seen = self._files = (workdir, project, env, self._names(workdir, project), os.fspath(workdir))
         names = seen[3]
         wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
         checked, self._checked = self._checked, None
         me = threading.get_ident()
         if checked is not None and step and self._pin and self._owner == me:
             home_name, home_id, meta_name, meta_id = secrets_identities(checked)
-            ids = (_identity(names[0]), home_id, meta_id) if (home_name, meta_name) == names[1:] \
-                else _identities(names)
+            ids = (self._dotenv_identity(names[0], seen[4], checked), home_id, meta_id) \
+                if (home_name, meta_name) == names[1:] else _identities(names)
         else:
             ids = _identities(names)
         dotenv, files = ids[0], ids[1:]
@@ -177,6 +183,19 @@ class ProjectState:
         if self._pin and self._owner == me:
             self.now = self.here.step = self._masked
         return self._masked
+
+    def _dotenv_identity(self, name: str, folder: str, checked: tuple[Any, ...]) -> tuple[int, ...]:
+        """`_identity(name)` of the notebook's `.env`, or () without a stat while the step's project check (`checked`)
+        found the folder with the mtime it had when `.env` was last found missing, long after the folder's last
+        change: nothing was added to it since."""
+        mtime = checked[3] if checked[2] == folder else None
+        if mtime is not None and mtime == self._no_dotenv_in:
+            return ()
+        now = time.time_ns() if self._dotenv_missing and mtime is not None else 0  # (before the stat)
+        found = _identity(name)
+        self._dotenv_missing = not found
+        self._no_dotenv_in = mtime if mtime is not None and not found and now > mtime + racy_ns(mtime) else None
+        return found
 
     def _names(self, workdir: Path, project: Project) -> tuple[str, str, str]:
         """`.env` and the `secrets.env` files (later wins), as names for `os.stat`."""

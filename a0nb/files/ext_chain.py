@@ -37,6 +37,7 @@ DONE = cast("Awaitable[None]", _Done())
 _LIMIT = getattr(asyncio, "timeout", None)  # (Python 3.11 on: a time limit without a task of its own)
 _LIMIT_AT = getattr(asyncio, "timeout_at", None)
 _NOTHING: Mapping[str, Any] = {}
+_NONE = ((_NOTHING, _NOTHING),)  # (no extras yet, as an extension found them)
 
 
 def fire_point(agent: Any, point: str, **kwargs: Any) -> Awaitable[None]:
@@ -78,113 +79,139 @@ def fire_point_sync(agent: Any, point: str, **kwargs: Any) -> None:
 
 async def run_chain(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """Call each extension of `chain` in order, awaiting the async ones (a user's under the time limit)."""
-    ld = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
+    ld: Any = kwargs["loop_data"] if "loop_data" in kwargs else None  # attribution needs the loop data
     # the system prompt's sections, when the point is given them as a list (their origins are recorded)
     sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
     if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
         sections = None
     n_sections = len(sections) if sections is not None else 0
-    temp = pers = _NOTHING
-    for info, how, watched in chain:
-        if ld is not None:  # what attribution compares with (copies: their values are compared by identity)
-            temp, pers = ld.extras_temporary, ld.extras_persistent
-            temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
-        try:
-            if how == BARE:
-                instance = _new(info.factory)
-                instance.agent, instance.kwargs = agent, {}
-                result = instance.execute(**kwargs)
-            elif how == CLASS:
-                result = info.factory(agent=agent).execute(**kwargs)
-            elif how == FUNCTION:
-                result = call_subset(info.factory, agent, kwargs)
-            else:
-                result = ext._run(info, point, agent, kwargs)
-            if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
-                if watched and ext.timeout:
-                    if _LIMIT is None or _LIMIT_AT is None:
-                        await asyncio.wait_for(as_coro(result), ext.timeout)
-                    elif result.__class__ is CoroutineType:
-                        # in this task, as upstream awaits it; the limit is armed only if the coroutine suspends
-                        # (most never do, and a timer is a handle scheduled and cancelled per call), counted from
-                        # its start all the same
-                        started = _monotonic()
-                        try:
-                            pending = result.send(None)
-                        except StopIteration:
-                            pass
+    # the extras as each extension found them (copies: their values are compared by identity), attributed
+    # in one pass once the chain ends or stops
+    before: list[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = [] if ld is not None else None
+    ended = extras = False
+    try:
+        for info, how, watched in chain:
+            if before is not None:
+                temp, pers = ld.extras_temporary, ld.extras_persistent
+                if temp or pers:
+                    before += ((temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING),)
+                    extras = True
+                else:
+                    before += _NONE
+            try:
+                if how == BARE:
+                    instance = _new(info.factory)
+                    instance.agent, instance.kwargs = agent, {}
+                    result = instance.execute(**kwargs)
+                elif how == CLASS:
+                    result = info.factory(agent=agent).execute(**kwargs)
+                elif how == FUNCTION:
+                    result = call_subset(info.factory, agent, kwargs)
+                else:
+                    result = ext._run(info, point, agent, kwargs)
+                if result is not None and (result.__class__ is CoroutineType or inspect.isawaitable(result)):
+                    if watched and ext.timeout:
+                        if _LIMIT is None or _LIMIT_AT is None:
+                            await asyncio.wait_for(as_coro(result), ext.timeout)
+                        elif result.__class__ is CoroutineType:
+                            # in this task, as upstream awaits it; the limit is armed only if the coroutine suspends
+                            # (most never do, and a timer is a handle scheduled and cancelled per call), counted from
+                            # its start all the same
+                            started = _monotonic()
+                            try:
+                                pending = result.send(None)
+                            except StopIteration:
+                                pass
+                            else:
+                                loop = asyncio.get_running_loop()
+                                async with _LIMIT_AT(loop.time() + ext.timeout - (_monotonic() - started)):
+                                    await resume(result, pending)
                         else:
-                            loop = asyncio.get_running_loop()
-                            async with _LIMIT_AT(loop.time() + ext.timeout - (_monotonic() - started)):
-                                await resume(result, pending)
-                    else:
-                        async with _LIMIT(ext.timeout):
-                            await result
-                else:  # bundled hooks are part of the loop: no watchdog task per call
-                    await result
-        except asyncio.TimeoutError as exc:
-            raise ext._overdue(info, point, "was stopped") from exc
-        except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
-            raise
-        except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
-            raise wrap(info, point, exc) from exc
-        if ld is not None:
-            if ld.extras_temporary or ld.extras_persistent:
-                _attribute_extras(info, ld, temp, pers)
+                            async with _LIMIT(ext.timeout):
+                                await result
+                    else:  # bundled hooks are part of the loop: no watchdog task per call
+                        await result
+            except asyncio.TimeoutError as exc:
+                raise ext._overdue(info, point, "was stopped") from exc
+            except (A0Error, RepairableError, asyncio.CancelledError, KeyboardInterrupt):
+                raise
+            except (Exception, SystemExit) as exc:  # sys.exit() in an extension must not end the agent's loop
+                raise wrap(info, point, exc) from exc
             if sections is not None:  # the sections `info` appended (its own length: one len() per extension)
                 n = len(sections)
                 for i in range(n_sections, n):
                     ld.system_origin[i] = info
                 n_sections = n
+        ended = True
+    finally:
+        if before and (extras or ld.extras_temporary or ld.extras_persistent):  # (one that raised set nothing)
+            _attribute_extras(chain, ld, before, len(before) if ended else len(before) - 1)
 
 
 def run_chain_sync(ext: "Extensions", chain: "Bound", point: str, agent: Any, kwargs: dict[str, Any]) -> None:
     """`run_chain` for a synchronous point: an extension's awaitable result is settled by Extensions._settle_sync."""
-    ld = kwargs["loop_data"] if "loop_data" in kwargs else None
+    ld: Any = kwargs["loop_data"] if "loop_data" in kwargs else None
     # the system prompt's sections, when the point is given them as a list (their origins are recorded)
     sections = kwargs["system_prompt"] if ld is not None and "system_prompt" in kwargs else None
     if sections is not None and sections.__class__ is not list and not isinstance(sections, list):
         sections = None
     n_sections = len(sections) if sections is not None else 0
-    temp = pers = _NOTHING
-    for info, how, _watched in chain:
-        if ld is not None:
-            temp, pers = ld.extras_temporary, ld.extras_persistent
-            temp, pers = temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING
-        try:
-            if how == BARE:
-                instance = _new(info.factory)
-                instance.agent, instance.kwargs = agent, {}
-                result = instance.execute(**kwargs)
-            elif how == CLASS:
-                result = info.factory(agent=agent).execute(**kwargs)
-            elif how == FUNCTION:
-                result = call_subset(info.factory, agent, kwargs)
-            else:
-                result = ext._run(info, point, agent, kwargs)
-        except (A0Error, RepairableError, KeyboardInterrupt):
-            raise
-        except (Exception, SystemExit) as exc:
-            raise wrap(info, point, exc) from exc
-        if result is not None:
-            ext._settle_sync(info, point, result)
-        if ld is not None:
-            if ld.extras_temporary or ld.extras_persistent:
-                _attribute_extras(info, ld, temp, pers)
+    before: list[tuple[Mapping[str, Any], Mapping[str, Any]]] | None = [] if ld is not None else None
+    ended = extras = False
+    try:
+        for info, how, _watched in chain:
+            if before is not None:
+                temp, pers = ld.extras_temporary, ld.extras_persistent
+                if temp or pers:
+                    before += ((temp.copy() if temp else _NOTHING, pers.copy() if pers else _NOTHING),)
+                    extras = True
+                else:
+                    before += _NONE
+            try:
+                if how == BARE:
+                    instance = _new(info.factory)
+                    instance.agent, instance.kwargs = agent, {}
+                    result = instance.execute(**kwargs)
+                elif how == CLASS:
+                    result = info.factory(agent=agent).execute(**kwargs)
+                elif how == FUNCTION:
+                    result = call_subset(info.factory, agent, kwargs)
+                else:
+                    result = ext._run(info, point, agent, kwargs)
+            except (A0Error, RepairableError, KeyboardInterrupt):
+                raise
+            except (Exception, SystemExit) as exc:
+                raise wrap(info, point, exc) from exc
+            if result is not None:
+                ext._settle_sync(info, point, result)
             if sections is not None:
                 n = len(sections)
                 for i in range(n_sections, n):
                     ld.system_origin[i] = info
                 n_sections = n
+        ended = True
+    finally:
+        if before and (extras or ld.extras_temporary or ld.extras_persistent):
+            _attribute_extras(chain, ld, before, len(before) if ended else len(before) - 1)
 
 
-def _attribute_extras(info: Any, ld: Any, temp: Mapping[str, Any], pers: Mapping[str, Any]) -> None:
-    """Each extras key whose value is not the very object it was before `info` ran was set by `info`."""
-    origin, store = ld.extras_origin, ld.extras_temporary
-    for key in store:
-        if key not in temp or temp[key] is not store[key]:
-            origin[key] = (info, "temporary")
-    store = ld.extras_persistent
-    for key in store:
-        if key not in pers or pers[key] is not store[key]:
-            origin[key] = (info, "persistent")
+def _attribute_extras(chain: "Bound", ld: Any, before: list[tuple[Mapping[str, Any], Mapping[str, Any]]],
+                      done: int) -> None:
+    """Each extras key whose value is not the very object it was before an extension ran was set by that
+    extension (the last one wins). `before`: the extras as each extension found them; the first `done`
+    extensions ran to the end (what one of them left is what the next found, or the extras as they are now)."""
+    origin, last = ld.extras_origin, len(before) - 1
+    for i in range(done):
+        temp, pers = before[i]
+        if i < last:
+            store, persistent = before[i + 1]
+        else:
+            store, persistent = ld.extras_temporary, ld.extras_persistent
+        if store:
+            for key in store:
+                if key not in temp or temp[key] is not store[key]:
+                    origin[key] = (chain[i][0], "temporary")
+        if persistent:
+            for key in persistent:
+                if key not in pers or pers[key] is not persistent[key]:
+                    origin[key] = (chain[i][0], "persistent")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -11,6 +12,7 @@ from typing import Any, Mapping
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.resources import user_home
+from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.secrets import parse_dotenv
 
 __all__ = ["DEFAULT_FILE_STRUCTURE", "Project", "ProjectCache", "load_project"]
@@ -232,8 +234,14 @@ class ProjectCache:
         # the folder asked last (the agent asks for its own once a step): (that Path object, home, its name,
         # (device, inode), the folder it leads to, the names `fingerprint` stats): a hit costs the stats only
         self._last: tuple[Any, ...] = (None, None)
-        # the last check's (names, fingerprint): it stats both secrets.env files (`secrets_identities`)
-        self.checked: tuple[tuple[str, ...], Fingerprint] | None = None
+        # the last check's (names, fingerprint, the asked folder's name and mtime, when it stat'ed the folder, else
+        # None, None): it stats both secrets.env files (`secrets_identities`) and the folder (`folder_mtime`)
+        self.checked: tuple[tuple[str, ...], Fingerprint, str | None, int | None] | None = None
+        # the asked folder's mtime when its .a0proj/ was found missing after the folder's last change (outside the
+        # clock's reach, `racy_ns`): while the folder keeps that mtime nothing was added to it, .a0proj/ is still
+        # missing and a check need not stat it (None: no such mtime); `_missing`: the last check found none
+        self._absent_in: int | None = None
+        self._missing = False
 
     def get(self, folder: Path) -> Project:
         home = self._home if self._home is not None else user_home()
@@ -245,21 +253,28 @@ class ProjectCache:
             except (OSError, ValueError):
                 same = False
             if same:  # the same path leading to the same folder
-                key = fingerprint(last[4], home, last[5])  # taken before loading: an edit during it is seen next time
-                self.checked = (last[5], key)
+                mtime = st.st_mtime_ns
+                absent = mtime == self._absent_in
+                now = 0 if absent or not self._missing else time.time_ns()  # (before .a0proj/'s stat)
+                key = fingerprint(last[4], home, last[5], absent)  # taken before loading: an edit during it is seen next time
+                if not absent:
+                    self._missing = key[1] is None
+                    self._absent_in = mtime if self._missing and now > mtime + racy_ns(mtime) else None
+                self.checked = (last[5], key, last[2], mtime)
                 hit = self._entries.get(last[4])
                 if hit is not None and hit[0] == key:
                     if hit[3]:
                         self._diagnostics.extend(hit[2])  # someone may have cleared them since
                     return hit[1]
                 return self._load(last[4], home, key)
+        self._absent_in, self._missing = None, False
         resolved = self._resolve(folder)
         hit_place = self._resolved.get(folder)
         if hit_place is not None and hit_place[1] is resolved:
             self._last = (folder, home, os.fspath(folder), hit_place[0], resolved, _fingerprint_names(resolved, home))
         names = _fingerprint_names(resolved, home)
         key = fingerprint(resolved, home, names)
-        self.checked = (names, key)
+        self.checked = (names, key, None, None)
         hit = self._entries.get(resolved)
         if hit is not None and hit[0] == key:
             self._diagnostics.extend(hit[2])  # someone may have cleared them since
@@ -291,11 +306,13 @@ class ProjectCache:
         return hit[1]
 
 
-def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) -> Fingerprint:
+def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None, absent: bool = False) -> Fingerprint:
     """(mtime_ns, size) of every file read and the mtime of every folder listed (`names`: the files' names,
-    from `_fingerprint_names`, when the caller keeps them)."""
+    from `_fingerprint_names`, when the caller keeps them; `absent`: the caller knows .a0proj/ is missing)."""
     if names is None:
         names = _fingerprint_names(folder, home)
+    if absent:
+        return (names[6], None, None, None, None, _stat(names[4]), None)
     try:
         st = os.stat(names[0])
     except OSError:  # no .a0proj/: nothing under it exists (one stat, not eight)
@@ -307,10 +324,10 @@ def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None) 
     return tuple(parts)
 
 
-def secrets_identities(checked: tuple[tuple[str, ...], Fingerprint]) -> tuple[str, Any, str, Any]:
-    """From a check's (names, fingerprint): (home's secrets.env name, its (inode, mtime, size) or (), the
+def secrets_identities(checked: tuple[Any, ...]) -> tuple[str, Any, str, Any]:
+    """From a check's (names, fingerprint, ...): (home's secrets.env name, its (inode, mtime, size) or (), the
     project's secrets.env name, the same) as `fingerprint` found them."""
-    names, key = checked
+    names, key = checked[0], checked[1]
     return names[4], key[5] or (), names[3], key[4] or ()  # (no .a0proj/: key[4] is None, the file is missing)
 
 

@@ -58,6 +58,18 @@ def test_the_datetime_text_is_what_strftime_gives(now: dt.datetime) -> None:
     assert module.stamp(now) == now.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def test_the_datetime_text_follows_each_new_time_asked_in_turn() -> None:
+    """The last stamp is reused only for an equal time in the very same zone: a second later, the same instant
+    in another zone (equal datetimes, other wall time), or a clock with its own formatting each get theirs."""
+    module = _module("message_loop_prompts_after/_60_include_current_datetime.py")
+    plus2, utc = dt.timezone(dt.timedelta(hours=2)), dt.timezone.utc
+    times = [dt.datetime(2026, 1, 31, 9, 30, 5), dt.datetime(2026, 1, 31, 9, 30, 5), dt.datetime(2026, 1, 31, 9, 30, 6),
+             dt.datetime(2026, 6, 1, 12, tzinfo=plus2), dt.datetime(2026, 6, 1, 10, tzinfo=utc),
+             dt.datetime(2026, 6, 1, 10, tzinfo=utc), _Late(2026, 6, 1, 10, tzinfo=utc), dt.datetime(2026, 6, 1, 10)]
+    for now in times:
+        assert module.stamp(now) == now.strftime("%Y-%m-%d %H:%M:%S")
+
+
 def test_the_next_step_sees_the_clock_move(nb: Path) -> None:
     first, second, _ = two_steps(nb, lambda a: a.configure(frozen_time="2030-05-06T07:08:09"),
                                  settings={"frozen_time": "2026-01-31T09:30:00"})

@@ -54,6 +54,51 @@ def test_extras_are_attributed_by_identity_to_the_last_extension_that_set_them(n
                      "extras: t": ("d_replace", "temporary")}
 
 
+def _fire(agent: Agent, how: str, ld: Any) -> None:
+    if how == "sync":
+        agent.fire_sync("monologue_start", loop_data=ld)
+    else:
+        asyncio.run(agent.fire("monologue_start", loop_data=ld))
+
+
+@pytest.mark.parametrize("how", ["async", "sync"])
+def test_extras_attribution_is_the_same_for_both_chains_and_stops_at_a_failing_extension(nb: Path, how: str) -> None:
+    """Attributed in one pass when the chain ends: each key to the last extension that set it, by identity, the
+    one that raised to nobody (what it set before raising is not its setting), also when it stops the chain."""
+    from a0nb.engine.loop_data import LoopData
+    from a0nb.errors import ExtensionError
+
+    agent = Agent(nb, model=[answer("ok")])
+
+    def a_set(loop_data: Any) -> None:
+        loop_data.extras_temporary["t"] = _fresh("from a")
+        loop_data.extras_persistent["p"] = _fresh("from a")
+        loop_data.extras_persistent["q"] = "kept"
+
+    def b_some(loop_data: Any) -> None:
+        loop_data.extras_temporary["t"] = loop_data.extras_temporary["t"]  # the same object: still a's
+        loop_data.extras_persistent["p"] = _fresh("from a")  # equal but new: b's
+        loop_data.extras_temporary["moved"] = loop_data.extras_persistent.pop("q")  # the same value, other dict
+
+    def c_fail(loop_data: Any) -> None:
+        if loop_data.iteration:
+            loop_data.extras_temporary["t"] = "c"
+            raise ValueError("boom")
+
+    for fn in (a_set, b_some, c_fail):
+        agent.register_extension("monologue_start", fn)
+    ld = LoopData(iteration=0)
+    _fire(agent, how, ld)
+    origins = {k: (info.name, kind) for k, (info, kind) in ld.extras_origin.items()}
+    expected = {"t": ("a_set", "temporary"), "p": ("b_some", "persistent"), "q": ("a_set", "persistent"),
+                "moved": ("b_some", "temporary")}  # (a key's origin stays when it is removed, as before)
+    assert origins == expected
+    ld = LoopData(iteration=1)
+    with pytest.raises(ExtensionError):
+        _fire(agent, how, ld)
+    assert {k: (info.name, kind) for k, (info, kind) in ld.extras_origin.items()} == expected
+
+
 def test_system_sections_are_attributed_to_the_extension_that_appended_them(nb: Path) -> None:
     agent = Agent(nb, model=[answer("ok"), answer("ok")])
 

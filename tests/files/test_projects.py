@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +283,43 @@ def test_cache_keeps_the_project_when_only_home_s_other_files_change(nb: Path, h
     first = cache.get(nb)
     write(home / "traces" / "t.jsonl", "{}")  # home's own folder changes; none of the project's files do
     assert cache.get(nb) is first
+
+
+def _watch_stats(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        seen.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(os, "stat", stat)
+    return seen
+
+
+def test_a_missing_a0proj_is_not_stat_ed_while_its_old_folder_is_unchanged(nb: Path, home: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    old = time.time_ns() - 10_000_000_000 + 123_457  # long ago, on a clock with sub-millisecond digits
+    os.utime(nb, ns=(old, old))
+    cache = ProjectCache(Diagnostics(), home)
+    first = cache.get(nb)
+    assert cache.get(nb) is first and cache.get(nb) is first
+    seen = _watch_stats(monkeypatch)
+    assert cache.get(nb) is first
+    assert str(nb.resolve() / ".a0proj") not in seen and os.fspath(nb) in seen  # (the folder's own stat vouches)
+    write(nb / ".a0proj" / "project.json", '{"title": "new"}')  # (adding .a0proj/ changes the folder's mtime)
+    assert cache.get(nb).title == "new"
+    assert str(nb.resolve() / ".a0proj") in seen
+
+
+@pytest.mark.parametrize("when", ["future", "coarse"])
+def test_a_folder_changed_within_its_clock_s_reach_is_looked_into(nb: Path, home: Path, when: str) -> None:
+    """A folder whose mtime is recent (within a tick, or 2 s on a clock with whole seconds) may change again
+    without a new mtime: its .a0proj/ is stat'ed at each check."""
+    now = time.time_ns()
+    stamp = now + 10_000_000_000 + 123_457 if when == "future" else (now // 1_000_000_000 - 1) * 1_000_000_000
+    os.utime(nb, ns=(stamp, stamp))
+    cache = ProjectCache(Diagnostics(), home)
+    assert cache.get(nb).title == "" and cache.get(nb).title == "" and cache.get(nb).title == ""
+    write(nb / ".a0proj" / "project.json", '{"title": "same tick"}')
+    os.utime(nb, ns=(stamp, stamp))  # the change left the folder's mtime as it was
+    assert cache.get(nb).title == "same tick"

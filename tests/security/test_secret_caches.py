@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -391,3 +392,60 @@ def test_secrets_env_replaced_between_steps_with_the_same_size_and_time_is_seen(
     for call in agent.calls[1:]:
         sent = json.dumps(call.messages, ensure_ascii=False)
         assert other not in sent and "remember §§secret(ACME_PASS)" in sent
+
+
+def test_dotenv_written_between_steps_in_a_long_unchanged_folder_is_seen(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step skips the stat of a missing `.env` while its project check finds the notebook folder with the mtime it
+    had when `.env` was found missing long after the folder's last change; writing `.env` changes that mtime, so
+    the next step's set has it."""
+    old = time.time_ns() - 10_000_000_000 + 123_457  # long ago, on a clock with sub-millisecond digits
+    os.utime(nb, ns=(old, old))
+    dotenv = os.fspath(nb / ".env")
+    stats: list[str] = []
+    real = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stats.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+    steps: list[int] = []
+
+    def step_end(**kwargs: Any) -> None:
+        steps.append(len(stats))
+        if len(steps) == 3:
+            (nb / ".env").write_text(f"ACME_TOKEN={TOKEN}\n", encoding="utf-8")
+
+    agent = Agent(nb, model=[tool_reply("noop"), tool_reply("noop"), tool_reply("noop"), tool_reply("noop", note=TOKEN),
+                             answer("ok")])
+    agent.register_tool(lambda note="": "done", name="noop")
+    agent.register_extension("message_loop_end", step_end, name="writer")
+    monkeypatch.setattr(os, "stat", stat)
+    agent.ask(f"remember {TOKEN}")
+    monkeypatch.undo()
+    third = stats[steps[1]:steps[2]]
+    assert dotenv not in third and os.fspath(nb) in third  # (the project check's stat of the folder vouched)
+    assert TOKEN in json.dumps(agent.calls[2].messages, ensure_ascii=False)  # not a secret yet
+    for call in agent.calls[3:]:
+        assert TOKEN not in json.dumps(call.messages, ensure_ascii=False) + call.response
+
+
+def test_dotenv_written_in_a_recently_changed_folder_is_seen_even_with_its_mtime_kept(nb: Path) -> None:
+    """A folder whose mtime is recent (here: in the future) may change again without a new mtime: its `.env` is
+    stat'ed at every step, so one written and hidden from the folder's mtime is seen at the next step."""
+    stamp = time.time_ns() + 10_000_000_000 + 123_457
+    os.utime(nb, ns=(stamp, stamp))
+    steps: list[int] = []
+
+    def step_end(**kwargs: Any) -> None:
+        steps.append(1)
+        if len(steps) == 3:
+            (nb / ".env").write_text(f"ACME_TOKEN={TOKEN}\n", encoding="utf-8")
+            os.utime(nb, ns=(stamp, stamp))
+
+    agent = Agent(nb, model=[tool_reply("noop"), tool_reply("noop"), tool_reply("noop"), tool_reply("noop", note=TOKEN),
+                             answer("ok")])
+    agent.register_tool(lambda note="": "done", name="noop")
+    agent.register_extension("message_loop_end", step_end, name="writer")
+    agent.ask(f"remember {TOKEN}")
+    assert TOKEN in json.dumps(agent.calls[2].messages, ensure_ascii=False)
+    for call in agent.calls[3:]:
+        assert TOKEN not in json.dumps(call.messages, ensure_ascii=False) + call.response
