@@ -122,8 +122,14 @@ class _Worker:
             try:
                 if go is not None:
                     go.acquire()
-                elif os.read(wake, 1) == b"":  # (its pipe was closed)
-                    return
+                else:
+                    try:
+                        woken = os.read(wake, 1)
+                    except OSError:  # its pipe was closed under it (by code that closes descriptors it does not own)
+                        woken = b""
+                    if not woken:
+                        self._leave()
+                        return
                 job = self.job
                 thread.name = job.name  # type: ignore[union-attr]
                 outcome = job.run()  # type: ignore[union-attr]
@@ -142,6 +148,15 @@ class _Worker:
                     job.deliver(outcome)
             if not stay:
                 return
+
+    def _leave(self) -> None:
+        """Its pipe is gone: off the idle list for good (its descriptor numbers may be someone else's by now)."""
+        with _LOCK:
+            self.retired = True
+            if self in _IDLE:
+                _IDLE.remove(self)
+            _LIVE.discard(self)
+            self.wake_r = self.wake_w = -1
 
     def _rest(self) -> bool:
         """Done with a call: wait for the next one (True), or end — retired, or enough idle threads."""
@@ -187,10 +202,16 @@ def _submit(job: _Job) -> _Worker:
         except BaseException:
             worker.close()
             raise
-    if worker.go is None:  # (its wake-up)
-        os.write(worker.wake_w, b"\0")
-    else:
+    if worker.go is not None:  # (its wake-up)
         worker.go.release()
+        return worker
+    try:
+        os.write(worker.wake_w, b"\0")
+    except OSError:  # its pipe was closed under it: a fresh worker takes the call
+        with _LOCK:
+            worker.job = None
+        worker._leave()
+        return _submit(job)
     return worker
 
 

@@ -387,6 +387,15 @@ def test_a_worker_without_a_free_file_descriptor_is_woken_by_a_lock(monkeypatch)
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # new workers, no pipe
     monkeypatch.undo()
     assert _burst(MAX_IDLE + 2) == [f"{i} a0nb-tool-meet" for i in range(MAX_IDLE + 2)]  # idle ones serve again
+    with tool_thread._LOCK:  # (the lock-woken workers still idle are retired: later tests find pipes)
+        kept = [w for w in tool_thread._IDLE if w.go is not None]
+        for w in kept:
+            tool_thread._IDLE.remove(w)
+            w.retired = True
+    for w in kept:
+        w.go.release()  # woken without a call, retired: it ends
+        w.thread.join(5)
+        assert not w.thread.is_alive()
 
 
 def test_callable_object_tool_signature_is_read_at_each_call(nb: Path) -> None:
@@ -436,4 +445,33 @@ def test_a_forked_child_closes_the_workers_pipes() -> None:
     assert os.waitstatus_to_exitcode(status) == 0
     for fd in fds:  # the parent's are untouched
         os.fstat(fd)
+    assert _burst(2) == ["0 a0nb-tool-meet", "1 a0nb-tool-meet"]
+
+
+def test_workers_whose_pipes_were_closed_under_them_end_and_fresh_ones_serve() -> None:
+    import os
+
+    from a0nb.engine import tool_thread
+
+    _burst(2)
+    # a worker whose pipe's write end code closed that does not own it: woken by the end of file, it leaves
+    gone = next(w for w in reversed(tool_thread._IDLE) if w.go is None)
+    gone_thread, gone_read = gone.thread, gone.wake_r
+    os.close(gone.wake_w)
+    gone_thread.join(5)
+    assert not gone_thread.is_alive() and gone not in tool_thread._IDLE  # (not spinning on a dead pipe)
+    os.close(gone_read)
+    # a worker whose descriptor number is no longer open when a call wakes it: a fresh worker takes the call
+    stale = [w for w in tool_thread._IDLE if w.go is None]
+    real = [(w.wake_r, w.wake_w) for w in stale]
+    for w in stale:
+        w.wake_w = 1_000_000
+    calls = len(stale) + 1  # (every idle worker is asked)
+    assert _burst(calls) == [f"{i} a0nb-tool-meet" for i in range(calls)]
+    assert not set(stale) & set(tool_thread._IDLE)
+    for w, (read, write) in zip(stale, real):  # their threads, still waiting, end at the end of file
+        os.close(write)
+        w.thread.join(5)
+        assert not w.thread.is_alive()
+        os.close(read)
     assert _burst(2) == ["0 a0nb-tool-meet", "1 a0nb-tool-meet"]
