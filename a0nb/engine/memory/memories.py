@@ -73,7 +73,7 @@ def knowledge_folders(workdir: Path, home: Path | None, is_project: bool) -> lis
     return folders
 
 
-def _fingerprint(folders: Sequence[tuple[Path, str]]) -> tuple[Any, ...]:
+def _fingerprint(folders: Sequence[tuple[Path | str, str]]) -> tuple[Any, ...]:
     out: list[Any] = []
     for folder, _ in folders:
         if not is_dir(folder):
@@ -97,7 +97,9 @@ class Memories:
                  clock: Callable[[], str] = lambda: "", label: str = "") -> None:
         self.folder = folder
         self.label = label or str(folder)
-        self.knowledge = list(knowledge)
+        self.knowledge = tuple(knowledge)
+        # (the knowledge tuple, its folders' names as str: stat'ed on every recall without pathlib's calls)
+        self._watched: tuple[tuple[tuple[Path, str], ...], tuple[tuple[str, str], ...]] | None = None
         self.embedder = embedder
         self.diagnostics = diagnostics
         self.clock = clock
@@ -107,7 +109,10 @@ class Memories:
 
     def sync(self) -> ImportReport | None:
         """Import changed knowledge files (a stat walk when nothing changed); None if nothing to do."""
-        seen = _fingerprint(self.knowledge)
+        watched = self._watched
+        if watched is None or watched[0] is not self.knowledge:
+            watched = self._watched = (self.knowledge, tuple((str(p), label) for p, label in self.knowledge))
+        seen = _fingerprint(watched[1])
         if seen == self._knowledge_seen:
             return None
         if not seen and not self.store.exists():

@@ -302,7 +302,7 @@ def _is(path: Path | str, kind: Callable[[int], bool]) -> bool:
         return False
 
 
-def is_dir(path: Path) -> bool:
+def is_dir(path: Path | str) -> bool:
     return _is(path, stat.S_ISDIR)
 
 

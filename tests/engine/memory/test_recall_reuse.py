@@ -123,3 +123,20 @@ def test_the_store_exists_once_its_file_does_and_follows_its_folder(tmp_path: Pa
     assert store.exists() and store.path == tmp_path / "a" / DB_NAME
     store.folder = tmp_path / "b"
     assert not store.exists() and store.path == tmp_path / "b" / DB_NAME
+
+
+def test_knowledge_folders_replaced_are_watched_at_the_next_sync(tmp_path: Path) -> None:
+    from a0nb.diagnostics import Diagnostics
+    from a0nb.engine.memory.embeddings import HashEmbedder
+    from a0nb.engine.memory.memories import Memories
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x.md").write_text("The otters sleep in the boathouse.")
+    memories = Memories(tmp_path / "mem", [(a, "a")], HashEmbedder(), Diagnostics())
+    assert memories.sync() is not None and memories.sync() is None  # (imported, then nothing changed)
+    memories.knowledge = ((b, "b"),)
+    (b / "y.md").write_text("The otters sleep under the old bridge.")
+    assert memories.sync() is not None
+    assert [m.text for m in memories.search("old bridge", threshold=0.1)][0].endswith("old bridge.")
