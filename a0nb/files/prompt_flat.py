@@ -13,7 +13,8 @@ from a0nb.files.prompt_vars import as_text
 from a0nb.files.templates import Text, Var, fence_body
 
 if TYPE_CHECKING:
-    from a0nb.files.prompts import PromptEngine, Rendered
+    from a0nb.files.prompts import PromptEngine
+    from a0nb.files.rendered import Rendered
 
 __all__ = ["FlatRenders"]
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, TypeVar
 from a0nb.files.prompt_lookup import RACY_NS, stat_key
 
 if TYPE_CHECKING:
-    from a0nb.files.prompts import PromptEngine, Rendered
+    from a0nb.files.prompts import PromptEngine
+    from a0nb.files.rendered import Rendered
 
 __all__ = ["PromptMemo", "RenderCache", "render_key"]
 

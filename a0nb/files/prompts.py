@@ -7,7 +7,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.errors import PromptError
@@ -16,32 +16,12 @@ from a0nb.files.prompt_flat import FlatRenders
 from a0nb.files.prompt_memo import PromptMemo, RenderCache, render_key
 from a0nb.files.prompt_lookup import RACY_NS, PromptDir, PromptFolders, prompt_dirs, valid_name
 from a0nb.files.prompt_vars import VariablesLoaders, VariablesPlugin, as_text, py_name
+from a0nb.files.rendered import Rendered, Source
 from a0nb.files.templates import VAR, If, Include, Node, Template, Text, Var, fence_body, load_template
 
 __all__ = ["VariablesPlugin", "PromptDir", "Source", "Rendered", "PromptEngine", "prompt_dirs"]
 
 _TEXT_CACHE = 64
-
-
-@dataclass(frozen=True)
-class Source:
-    """A file a render read, where it came from, and the lower copies it beat."""
-
-    name: str
-    path: Path
-    label: str
-    via: Literal["direct", "include", "original", "variables"]
-    overrode: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True)
-class Rendered:
-    text: str
-    sources: tuple[Source, ...]
-    unknown: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return self.text
 
 
 class _Ctx:
