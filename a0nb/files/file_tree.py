@@ -46,7 +46,8 @@ class _Entry:
 class _Watch:
     """What one walk read, enough to tell by stats alone whether a new walk would print the same tree.
     Folders: (path, (inode, device, mtime, ctime)); a folder changed within `racy_ns` of its read (a clock tick
-    where mtimes have sub-millisecond digits, else 2 s) could change again within the same timestamp tick, so its scanned (name, is folder) list is kept and compared too.
+    where mtimes have sub-millisecond digits, else 2 s) could change again within the same timestamp tick, so
+    its scanned (name, is folder) list is kept and compared too.
     Entries: the path and mtime of each entry the walk stat'ed (the order within a folder is by mtime). Links:
     (path, is folder) of each symbolic link, whose target can change without its folder changing."""
 
