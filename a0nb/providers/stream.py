@@ -50,7 +50,9 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
             stream = provider.stream(native, state)
             await run.follow(stream)
         if not run.stopped:
-            await run.end()
+            held = pipeline.end()  # what the extensions held back (most often nothing: no sink call then)
+            if held[0] or held[1]:
+                await run.end(held)
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
@@ -172,9 +174,9 @@ class _Run:
         finally:
             self.reasoning, self.content = reasoning, content
 
-    async def end(self) -> None:
+    async def end(self, held: tuple[str, str]) -> None:
         """The stream ended by itself: what the extensions held back goes to the sink."""
-        r_delta, c_delta = self.pipeline.end()
+        r_delta, c_delta = held
         sink = self.sink
         self.in_sink = True
         if r_delta:
