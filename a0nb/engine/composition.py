@@ -106,7 +106,7 @@ class Composer:
         tail: list[Part] = []
         if extras_message is not None and extras_message and not extras_message.isspace():
             tail = _extras_parts(ld, extras, index if role == "user" else index + 1, counter, self._extras)
-        return messages, system_parts + parts + tail
+        return messages, [*system_parts, *parts, *tail]  # (one list made, not two)
 
     def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> tuple[str, list[Part]]:
         """The system message's text and the sections' parts; a section equal to last call's (same text,
