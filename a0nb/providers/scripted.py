@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from itertools import accumulate, compress, repeat
-from operator import and_, contains, eq, itemgetter
+from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
@@ -20,7 +20,6 @@ from a0nb.errors import ModelError
 
 CHUNK = 8
 _CONTENT = itemgetter("content")
-_KIND, _TEXT = itemgetter(0), itemgetter(1)  # of a chunk: ("r" or "c", its text)
 FAULTS = ("rate_limit", "timeout", "server", "context_window", "auth", "break")
 
 
@@ -180,25 +179,22 @@ class ScriptedProvider:
     def take(self, chunks: list[tuple[str, str]], state: dict[str, Any], closer: str) -> tuple[int, list[str], list[str]]:
         """`process_chunk` over the chunks in turn, up to and including the first whose response text holds
         `closer` ('': all of them), in one call: (chunks taken, their reasoning deltas, their response deltas).
-        (Looked through in C: no Python step per chunk.)"""
-        kinds, texts = list(map(_KIND, chunks)), list(map(_TEXT, chunks))
-        plain = "r" not in kinds  # (every chunk is content: the usual reply, and the rest of one after its reasoning)
+        (A plain loop: in a step, where little stays in the CPU's caches, it beats a chain of C iterators.)"""
         if closer:
-            holds = map(contains, texts, repeat(closer))
-            ends = list(holds) if plain else list(map(and_, holds, map(eq, kinds, repeat("c"))))
-            if True in ends:
-                taken = ends.index(True) + 1
-                kinds, texts = kinds[:taken], texts[:taken]
+            for i, (kind, text) in enumerate(chunks):
+                if closer in text and kind == "c":
+                    chunks = chunks[:i + 1]
+                    break
         partial = state["partial"]
-        partial["chunks"] += len(texts)
-        if plain:
-            reasoning, content = [], texts
+        partial["chunks"] += len(chunks)
+        content = [text for kind, text in chunks if kind == "c"]
+        if len(content) == len(chunks):
+            reasoning: list[str] = []
         else:
-            reasoning = list(compress(texts, map(eq, kinds, repeat("r"))))
-            content = list(compress(texts, map(eq, kinds, repeat("c"))))
+            reasoning = [text for kind, text in chunks if kind == "r"]
             partial["reasoning"] += reasoning
         partial["content"] += content
-        return len(texts), reasoning, content
+        return len(chunks), reasoning, content
 
     def finalize(self, state: dict[str, Any]) -> ModelReply:
         partial = state["partial"]
