@@ -109,7 +109,7 @@ class IncrementalMessages:
             raise
         result: list[dict[str, Any]] = []
         if system is not None:  # providers reject empty content
-            result.append({"role": "system", "content": "empty" if _is_empty(system) else system})
+            result.append({"role": "system", "content": "empty" if not system or system.isspace() else system})
         result += handed
         content = extra.content if extra is not None else None
         if content and not (content.__class__ is str and content.isspace()):

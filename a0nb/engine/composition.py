@@ -99,14 +99,19 @@ class Composer:
         parts, marks = self._parts, self._marks
         del parts[count:], marks[prefix:]  # (kept in place: a step adds only what is new)
         self._items = []  # (until the parts below are all made)
-        for item in history[prefix:]:
-            index, role = _add_item_parts(ld, item, index, role, extras, counter, parts)
+        for item in history[prefix:]:  # (an empty item adds nothing; a change of role begins a message)
+            content = item.content
+            if content and not (isinstance(content, str) and content.isspace()):
+                item_role = "assistant" if item.ai else "user"
+                if item_role != role:
+                    index, role = index + 1, item_role
+                _item_parts(ld, item, content, index, extras, counter, parts)
             marks.append((len(parts), index, role))
         self._items = history
         tail: list[Part] = []
         if extras_message is not None and extras_message and not extras_message.isspace():
             tail = _extras_parts(ld, extras, index if role == "user" else index + 1, counter, self._extras)
-        return messages, system_parts + parts + tail
+        return messages, [*system_parts, *parts, *tail]  # (one list made, not two)
 
     def _system_parts(self, ld: "LoopData", counter: "TokenCounter") -> tuple[str, list[Part]]:
         """The system message's text and the sections' parts; a section equal to last call's (same text,
@@ -151,21 +156,9 @@ def _system_part(i: int, text: str, origin: Any, counter: "TokenCounter") -> Par
                 "system", overrode)
 
 
-def _add_item_parts(ld: "LoopData", item: OutputItem, index: int, role: str, extras: dict[str, Any],
-                    counter: "TokenCounter", parts: list[Part]) -> tuple[int, str]:
-    """Append the parts of one item; returns the (message index, role) after it (empty items add nothing)."""
-    content = item.content
-    if not content or (isinstance(content, str) and content.isspace()):
-        return index, role
-    item_role = "assistant" if item.ai else "user"
-    if item_role != role:
-        index, role = index + 1, item_role
-    _item_parts(ld, item, content, index, extras, counter, parts)
-    return index, role
-
-
 def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extras: dict[str, Any],
                 counter: "TokenCounter", parts: list[Part]) -> None:
+    """Append the parts of one non-empty item (`content`) at message `index`."""
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     kind = item.kind
     if kind == "extras":

@@ -128,6 +128,7 @@ class ProjectState:
         # clock's reach): while the step's project check finds the folder with that mtime, .env is still missing
         self._no_dotenv_in: int | None = None
         self._dotenv_missing = False
+        self._absent: set[str] = set()  # the secret files found missing at their last look (see _identities)
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
@@ -169,9 +170,9 @@ class ProjectState:
         if checked is not None and step and self._pin and self._owner == me:
             home_name, home_id, meta_name, meta_id = secrets_identities(checked)
             ids = (self._dotenv_identity(names[0], seen[4], checked), home_id, meta_id) \
-                if (home_name, meta_name) == names[1:] else _identities(names)
+                if (home_name, meta_name) == names[1:] else _identities(names, self._absent)
         else:
-            ids = _identities(names)
+            ids = _identities(names, self._absent)
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
         if key == self._masked_for and self._masked is not None:
@@ -198,7 +199,7 @@ class ProjectState:
         if mtime is not None and mtime == self._no_dotenv_in:
             return ()
         now = time.time_ns() if self._dotenv_missing and mtime is not None else 0  # (before the stat)
-        found = _identity(name)
+        found = _identity(name, self._absent)
         self._dotenv_missing = not found
         self._no_dotenv_in = mtime if mtime is not None and not found and now > mtime + racy_ns(mtime) else None
         return found
@@ -222,39 +223,66 @@ class ProjectState:
         return self._dotenv_cache[1]
 
 
-def _identity(name: str) -> tuple[int, ...]:
+def _identity(name: str, absent: set[str]) -> tuple[int, ...]:
+    """What changes when the file is written (in place or replaced), () when there is none. `absent`: the
+    names found missing at their last look (see _identities), kept up to date."""
+    if name in absent and not os.access(name, os.F_OK):
+        return ()
     try:
         st = os.stat(name)
     except OSError:
+        _absent(absent, name)
         return ()
+    if name in absent:
+        absent.discard(name)
     return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _absent(absent: set[str], name: str) -> None:
+    if len(absent) >= 64:  # (names of folders the agent no longer looks at)
+        absent.clear()
+    absent.add(name)
 
 
 class _StepSet(threading.local):
     step: Secrets | None = None
 
 
-def _identities(names: tuple[str, str, str]) -> tuple[tuple[int, ...], ...]:
-    """For each file what changes when it is written (in place or replaced): () when there is none.
-    (Three stats written out: this runs on every masking.)"""
+def _identities(names: tuple[str, str, str], absent: set[str]) -> tuple[tuple[int, ...], ...]:
+    """`_identity` of each: a file missing at its last look (`absent`, usually both secrets.env) is looked
+    for with access(), which neither builds a stat result nor raises (under half a failing stat's CPU), and
+    stat'ed only when it is there; the others are stat'ed, as every one was before. (Three looks written
+    out: this runs after every tool.)"""
     a: tuple[int, ...] = ()
     b: tuple[int, ...] = ()
     c: tuple[int, ...] = ()
-    try:
-        st = os.stat(names[0])
-        a = (st.st_ino, st.st_mtime_ns, st.st_size)
-    except OSError:
-        pass
-    try:
-        st = os.stat(names[1])
-        b = (st.st_ino, st.st_mtime_ns, st.st_size)
-    except OSError:
-        pass
-    try:
-        st = os.stat(names[2])
-        c = (st.st_ino, st.st_mtime_ns, st.st_size)
-    except OSError:
-        pass
+    name = names[0]
+    if name not in absent or os.access(name, os.F_OK):
+        try:
+            st = os.stat(name)
+            a = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if name in absent:
+                absent.discard(name)
+        except OSError:
+            _absent(absent, name)
+    name = names[1]
+    if name not in absent or os.access(name, os.F_OK):
+        try:
+            st = os.stat(name)
+            b = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if name in absent:
+                absent.discard(name)
+        except OSError:
+            _absent(absent, name)
+    name = names[2]
+    if name not in absent or os.access(name, os.F_OK):
+        try:
+            st = os.stat(name)
+            c = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if name in absent:
+                absent.discard(name)
+        except OSError:
+            _absent(absent, name)
     return a, b, c
 
 

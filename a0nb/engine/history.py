@@ -14,8 +14,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 from a0nb.engine.history_output import (MESSAGE_KINDS, Content, HistoryOutput, MessageKind, Origin, OutputItem,
-                                        _NO_METADATA, _dumps, as_item, is_raw, new_item,
-                                        render_content)
+                                        _NO_METADATA, _dumps, as_item, is_raw, render_content)
 from a0nb.engine.tokens import TokenCounter
 
 __all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "HistoryOutput", "History",
@@ -109,6 +108,7 @@ def _new_id() -> str:
 
 
 _STAMP = attrgetter("_v")
+_new, _set = object.__new__, object.__setattr__
 _EDITS = [0]  # how many times a stamped message (one some cache covers) was changed, process-wide
 
 
@@ -226,10 +226,12 @@ def _message_item(message: Message, where: str) -> OutputItem:
     cached = d.get("_item")
     if cached is not None and cached[0] == where:
         return cached[1]  # type: ignore[no-any-return]
-    content, summary = d["content"], d["summary"]
-    item = new_item(d["ai"], content if summary is None and content.__class__ is str else message.output_content(),
-                    (d["id"],), "raw" if summary is None else "summarised-message", where, d["kind"],
-                    MappingProxyType(dict(metadata)) if (metadata := d["metadata"]) else _NO_METADATA)
+    content, summary, metadata = d["content"], d["summary"], d["metadata"]
+    item = _new(OutputItem)  # (new_item, inlined: one per new message each step)
+    _set(item, "__dict__", {
+        "ai": d["ai"], "content": content if summary is None and content.__class__ is str else message.output_content(),
+        "message_ids": (d["id"],), "origin": "raw" if summary is None else "summarised-message", "where": where,
+        "kind": d["kind"], "metadata": MappingProxyType(dict(metadata)) if metadata else _NO_METADATA})
     d["_item"] = (where, item)  # (a cache: not a change of the message)
     return item
 
@@ -249,7 +251,10 @@ def _topic_items(topic: Topic, where: str) -> _Memo:
             if item.content.__class__ is list and _is_image(item):
                 images = [*images, at + len(new)]
             new.append(item)
-            stamps.append(m._v or _stamp(m))
+            v = m._v
+            if v is None:  # (_stamp, inlined)
+                v = m.__dict__["_v"] = object()
+            stamps.append(v)
         memo = topic._out = _Memo(where, memo.msgs + tail, memo.stamps + stamps, edits, memo.items + new, images)
     return memo
 

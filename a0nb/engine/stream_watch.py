@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["LoopSink", "ReplyWatch"]
 
 _DECODER = json.JSONDecoder(strict=False)
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # (set by JSONDecoder.__init__)
 STRICT_LIMIT = 2048  # characters of an object the C decoder re-reads at a `}`; longer ones go to DirtyJson
 # the points fired per delta (`response_stream` too, but only with extensions there: then every delta is parsed)
 _CHUNK_POINTS = ("reasoning_stream_chunk", "reasoning_stream", "response_stream_chunk")
@@ -47,6 +48,7 @@ class LoopSink:
             plan = calls.stream_plan = (ext.version, live, quiet)  # (the version after resolving: it may move)
         self.has_stream_ext = plan[1]
         self.watch = ReplyWatch(live=plan[1])
+        self.stop_at = self.watch.feed  # (RunSink.stop_at: the watch's snapshot, asked without a frame of its own)
         self.flag = turn_flag()  # (the turn's cancel flag: looked up once, read per delta)
         # the chains' version the deltas may skip the fires for (-1: they fire; a trace wants them one by one)
         self.quiet = plan[0] if plan[2] and ext.stats.trace is None else -1
@@ -89,9 +91,6 @@ class LoopSink:
         driver's `fold`): only a delta holding a `}` can close the tool request, so only there is `stop_at` asked."""
         return "}" if self.quiet == self.extensions.version else None
 
-    def stop_at(self, full: str) -> str | None:
-        return self.watch.feed(full)
-
     def run_over(self, reasoning: int, response: int, full: str) -> None:
         """The run's deltas, told at once: the checkpoint as at its first delta (nothing but the pipeline ran
         since; the reply so far is still the one before the run; no delta, no checkpoint), then the skipped fires
@@ -124,19 +123,21 @@ class ReplyWatch:
     """Fed the growing reply; knows its first closed top-level object and the partial value so far.
     `live`: the partial value is read after every delta (so the parser keeps up with each one)."""
 
+    # a new watch's state, set on the instance as the reply arrives (defaults on the class: one store per watch)
+    seen = 0                    # characters of the reply already looked at
+    start = -1                  # offset of the first `{`
+    blocked = False             # a `[` came before the first `{`: first_closed_object says None
+    done = False                # the first object closed (or is blocked): nothing more to find
+    _parser: DirtyJson | None = None  # (made when first needed: a strict reply is decoded in C)
+    _decoded: dict[str, Any] | None = None  # the first object as the C decoder read it
+    request: str | None = None  # the first closed object, once it is a valid tool request
+    parsed: ToolRequest | None = None  # ... and what parse_tool_request made of it
+    _full = ""
+    _fed = 0                    # characters of the reply the parser was given
+    _strict = True              # the object so far may be a prefix of strict JSON
+
     def __init__(self, live: bool = True) -> None:
         self.live = live
-        self.seen = 0              # characters of the reply already looked at
-        self.start = -1            # offset of the first `{`
-        self.blocked = False       # a `[` came before the first `{`: first_closed_object says None
-        self.done = False          # the first object closed (or is blocked): nothing more to find
-        self._parser: DirtyJson | None = None  # (made when first needed: a strict reply is decoded in C)
-        self._decoded: dict[str, Any] | None = None  # the first object as the C decoder read it
-        self.request: str | None = None   # the first closed object, once it is a valid tool request
-        self.parsed: ToolRequest | None = None  # ... and what parse_tool_request made of it
-        self._full = ""
-        self._fed = 0              # characters of the reply the parser was given
-        self._strict = True        # the object so far may be a prefix of strict JSON
 
     @property
     def parser(self) -> DirtyJson | None:
@@ -182,11 +183,15 @@ class ReplyWatch:
         """Where the first object ends in `full` (just past its `}`), or None while it is open."""
         start = self.start
         if self._strict and not self.live and len(full) - start <= STRICT_LIMIT:
-            try:
-                value, end = _DECODER.raw_decode(full, start)
+            try:  # (the decoder's C scanner, as raw_decode calls it)
+                value, end = _SCAN(full, start)
+            except StopIteration as exc:  # (raw_decode's "Expecting value" at exc.value)
+                if exc.value == len(full):
+                    return None  # strict JSON so far, cut short: DirtyJson would not have closed it either
+                self._strict = False
             except json.JSONDecodeError as exc:
                 if exc.pos == len(full) or exc.msg.startswith("Unterminated string"):
-                    return None  # strict JSON so far, cut short: DirtyJson would not have closed it either
+                    return None
                 self._strict = False
             except (ValueError, RecursionError):
                 self._strict = False

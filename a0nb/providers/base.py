@@ -73,7 +73,9 @@ class Provider(Protocol):
     without it `has_reasoning_channel` stands for the `reasoning` tag), `completed(reply, state)` (the
     reply is final, after extensions and early stop) and, on the class, `chunks(messages, state) -> list | None`
     (the native chunks `stream` would yield, all at once, when the provider has them before the stream starts;
-    None: `stream` serves this request)."""
+    None: `stream` serves this request) with, optionally, `take(chunks, state, closer) -> (taken, reasoning deltas,
+    response deltas)`: `process_chunk` over at least one of the chunks in turn, in one call, up to and including the
+    first whose response delta holds `closer` ('': all of them); the deltas are the non-empty ones."""
 
     name: str
 

@@ -176,6 +176,26 @@ class ScriptedProvider:
         partial["reasoning" if kind == "r" else "content"].append(text)
         return (text, "") if kind == "r" else ("", text)
 
+    def take(self, chunks: list[tuple[str, str]], state: dict[str, Any], closer: str) -> tuple[int, list[str], list[str]]:
+        """`process_chunk` over the chunks in turn, up to and including the first whose response text holds
+        `closer` ('': all of them), in one call: (chunks taken, their reasoning deltas, their response deltas).
+        (A plain loop: in a step, where little stays in the CPU's caches, it beats a chain of C iterators.)"""
+        if closer:
+            for i, (kind, text) in enumerate(chunks):
+                if closer in text and kind == "c":
+                    chunks = chunks[:i + 1]
+                    break
+        partial = state["partial"]
+        partial["chunks"] += len(chunks)
+        content = [text for kind, text in chunks if kind == "c"]
+        if len(content) == len(chunks):
+            reasoning: list[str] = []
+        else:
+            reasoning = [text for kind, text in chunks if kind == "r"]
+            partial["reasoning"] += reasoning
+        partial["content"] += content
+        return len(chunks), reasoning, content
+
     def finalize(self, state: dict[str, Any]) -> ModelReply:
         partial = state["partial"]
         reply: ScriptedReply = state["reply"]

@@ -50,7 +50,9 @@ async def _attempt(pipeline: CallPipeline, messages: list[dict[str, Any]], sink:
             stream = provider.stream(native, state)
             await run.follow(stream)
         if not run.stopped:
-            await run.end()
+            held = pipeline.end()  # what the extensions held back (most often nothing: no sink call then)
+            if held[0] or held[1]:
+                await run.end(held)
     except (A0Error, asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:
@@ -98,30 +100,35 @@ class _Run:
     def fold(self, chunks: list[Any], closer: str) -> None:
         """Every chunk through the pipeline as in `follow`, in one synchronous run: the sink is asked only at a
         response delta holding `closer` (`stop_at`), and told once at the end (`run_over`) what it would have been
-        told delta by delta. (Nothing runs between the deltas but the pipeline: the sink loses nothing.)"""
+        told delta by delta. (Nothing runs between the deltas but the pipeline: the sink loses nothing.) Once no
+        extension folds chunks, a provider with `take` takes the rest in runs that end at a delta holding `closer`."""
         pipeline = self.pipeline
         sink: RunSink | None = self.sink  # type: ignore[assignment]
         state = pipeline.state
-        direct = None if pipeline.chunking else pipeline.provider.process_chunk
         stop = sink.stop_at if sink is not None and closer else None
+        take = getattr(type(pipeline.provider), "take", None)
         reasoning = content = ""
         snapshot: str | None = None
-        r_count = c_count = 0
+        r_count = c_count = i = 0
+        n = len(chunks)
         try:
-            for chunk in chunks:
-                if direct is None:
-                    r_delta, c_delta = pipeline.chunk(chunk)
-                    if not pipeline.chunking:
-                        direct = pipeline.provider.process_chunk
-                else:
-                    r_delta, c_delta = direct(chunk, state)
-                if r_delta:
-                    reasoning += r_delta
-                    r_count += 1
-                if c_delta:
-                    content += c_delta
-                    c_count += 1
-                    if stop is not None and closer in c_delta:
+            while i < n:
+                if pipeline.chunking or take is None:  # chunk by chunk: the extensions (or the provider) see each
+                    r_delta, c_delta = pipeline.chunk(chunks[i]) if pipeline.chunking else \
+                        pipeline.provider.process_chunk(chunks[i], state)
+                    i += 1
+                    r_deltas, c_deltas = (r_delta,) if r_delta else (), (c_delta,) if c_delta else ()
+                else:  # the provider's own run, up to the next delta that may stop the reply
+                    taken, r_deltas, c_deltas = take(pipeline.provider, chunks[i:] if i else chunks, state,
+                                                     closer if stop is not None else "")
+                    i += taken
+                if r_deltas:
+                    reasoning += "".join(r_deltas)
+                    r_count += len(r_deltas)
+                if c_deltas:
+                    content += "".join(c_deltas)
+                    c_count += len(c_deltas)
+                    if stop is not None and closer in c_deltas[-1]:
                         self.in_sink = True
                         snapshot = stop(content)
                         self.in_sink = False
@@ -167,9 +174,9 @@ class _Run:
         finally:
             self.reasoning, self.content = reasoning, content
 
-    async def end(self) -> None:
+    async def end(self, held: tuple[str, str]) -> None:
         """The stream ended by itself: what the extensions held back goes to the sink."""
-        r_delta, c_delta = self.pipeline.end()
+        r_delta, c_delta = held
         sink = self.sink
         self.in_sink = True
         if r_delta:

@@ -31,5 +31,5 @@ def _catalogue(agent, per_file):
 
 
 class ToolsPrompt(Extension):
-    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+    def execute(self, system_prompt=None, loop_data=None, **kwargs):
         system_prompt.append(build_prompt(self.agent))

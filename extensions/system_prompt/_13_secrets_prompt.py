@@ -21,7 +21,7 @@ def _render(agent, secrets, variables):
 
 
 class SecretsPrompt(Extension):
-    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+    def execute(self, system_prompt=None, loop_data=None, **kwargs):
         rendered = build_prompt(self.agent)
         if rendered is not None:
             system_prompt.append(self.agent.prompts.reuse.derived(rendered, section))

@@ -9,5 +9,5 @@ def build_prompt(agent):
 
 
 class SkillsPrompt(Extension):
-    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+    def execute(self, system_prompt=None, loop_data=None, **kwargs):
         system_prompt.append(self.agent.prompts.reuse.derived(build_prompt(self.agent), section))

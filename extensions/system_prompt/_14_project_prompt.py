@@ -20,7 +20,7 @@ def _render(agent, project):
 
 
 class ProjectPrompt(Extension):
-    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+    def execute(self, system_prompt=None, loop_data=None, **kwargs):
         rendered = build_prompt(self.agent)
         if rendered is not None:
             system_prompt.append(self.agent.prompts.reuse.derived(rendered, section))

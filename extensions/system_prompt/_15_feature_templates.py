@@ -9,6 +9,6 @@ def build_prompt(agent):
 
 
 class FeatureTemplates(Extension):
-    async def execute(self, system_prompt=None, loop_data=None, **kwargs):
+    def execute(self, system_prompt=None, loop_data=None, **kwargs):
         for rendered in build_prompt(self.agent):
             system_prompt.append(section(rendered))

@@ -108,3 +108,30 @@ def test_value_is_read_lazily_when_not_live() -> None:
     assert watch.feed('{"tool_name": "x", "tool_ar') is None
     assert watch.parser is not None and watch.parser.value is None  # nothing parsed yet
     assert watch.value == {"tool_name": "x"}
+
+
+def test_the_c_scanner_sorts_each_prefix_as_raw_decode_does() -> None:
+    """The watch calls the decoder's scanner itself: a reply cut short stays on the strict path, one that is not
+    strict JSON leaves it, and a closed object ends where `raw_decode` ends it (a value cut at the end of the text
+    is a StopIteration from the scanner, an "Expecting value" error from raw_decode)."""
+    decoder = json.JSONDecoder(strict=False)
+    texts = ['{"a": {"b": 1}, "c": true} tail', '{"a": [1, {"x": null}], "b": "}{"}', '{"a": {}, "b": tru}',
+             "{'a': {}}", '{"a": {"b": {}}, "c": [1, 2], "d": 1.5e3}', '{"a": {}, "b" {}}', tool_reply("x", i=3)]
+    for text in texts:
+        for cut in range(1, len(text) + 1):
+            prefix = text[:cut]
+            if "}" not in prefix:
+                continue
+            watch = ReplyWatch(live=False)
+            got = watch.feed(prefix)
+            try:
+                _, end = decoder.raw_decode(prefix, 0)
+                strict, closed_at = True, end
+            except json.JSONDecodeError as exc:
+                strict = exc.pos == len(prefix) or exc.msg.startswith("Unterminated string")
+                closed_at = None
+            assert watch._strict == strict, prefix
+            if strict:
+                obj = prefix[:closed_at] if closed_at is not None else None
+                assert watch.done == (closed_at is not None) and got == (
+                    obj if obj is not None and isinstance(parse_tool_request(obj), ToolRequest) else None), prefix

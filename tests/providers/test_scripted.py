@@ -94,3 +94,25 @@ async def _served(provider: ScriptedProvider, state: dict) -> list:
     except ConnectionResetError:
         out.append("broke")
     return out
+
+
+def test_take_is_process_chunk_over_each_chunk_up_to_the_closer() -> None:
+    """`take` leaves the state as `process_chunk` chunk by chunk does and returns the same deltas, up to and including
+    the first chunk whose response text holds the closer (a reasoning chunk holding it does not end the run)."""
+    from a0nb.providers.base import ModelConfig
+
+    chunks = [("r", "thin}k"), ("r", "more"), ("c", '{"a": '), ("c", "{}"), ("c", "}"), ("c", " tail}")]
+    provider = ScriptedProvider(["x"])
+    for closer in ("", "}", "{}", "never"):
+        for start in range(len(chunks)):
+            rest = chunks[start:]
+            one = provider.init(ModelConfig("scripted"))
+            deltas = []
+            for chunk in rest:
+                deltas.append(provider.process_chunk(chunk, one))
+                if closer and chunk[0] == "c" and closer in chunk[1]:
+                    break
+            bulk = provider.init(ModelConfig("scripted"))
+            taken, reasoning, content = provider.take(rest, bulk, closer)
+            assert taken == len(deltas) and one["partial"] == bulk["partial"]
+            assert reasoning == [r for r, _ in deltas if r] and content == [c for _, c in deltas if c]

@@ -401,12 +401,16 @@ def test_dotenv_written_between_steps_in_a_long_unchanged_folder_is_seen(nb: Pat
     old = time.time_ns() - 10_000_000_000 + 123_457  # long ago, on a clock with sub-millisecond digits
     os.utime(nb, ns=(old, old))
     dotenv = os.fspath(nb / ".env")
-    stats: list[str] = []
-    real = os.stat
+    stats: list[str] = []  # every look at a file: stat() or access()
+    real, real_access = os.stat, os.access
 
     def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         stats.append(os.fspath(path))
         return real(path, *args, **kwargs)
+
+    def access(path: Any, *args: Any, **kwargs: Any) -> bool:
+        stats.append(os.fspath(path))
+        return real_access(path, *args, **kwargs)
     steps: list[int] = []
 
     def step_end(**kwargs: Any) -> None:
@@ -419,6 +423,7 @@ def test_dotenv_written_between_steps_in_a_long_unchanged_folder_is_seen(nb: Pat
     agent.register_tool(lambda note="": "done", name="noop")
     agent.register_extension("message_loop_end", step_end, name="writer")
     monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "access", access)
     agent.ask(f"remember {TOKEN}")
     monkeypatch.undo()
     third = stats[steps[1]:steps[2]]
@@ -449,3 +454,21 @@ def test_dotenv_written_in_a_recently_changed_folder_is_seen_even_with_its_mtime
     assert TOKEN in json.dumps(agent.calls[2].messages, ensure_ascii=False)
     for call in agent.calls[3:]:
         assert TOKEN not in json.dumps(call.messages, ensure_ascii=False) + call.response
+
+
+def test_a_secret_file_missing_at_its_last_look_is_seen_once_written_and_forgotten_once_removed(nb: Path) -> None:
+    """A missing `.env` or `secrets.env` is looked for with access() at the next look (cheaper than a failing stat):
+    written, it is read at the next masking; removed, its values are no longer masked (twice round, each file)."""
+    (nb / ".a0proj").mkdir()
+    agent = Agent(nb, model=[answer("ok")])
+    files = [(nb / ".env", "ACME_LOGIN"), (user_home() / "secrets.env", "ACME_HOME"),
+             (nb / ".a0proj" / "secrets.env", "ACME_PASS")]
+    for value in (TOKEN, TOKEN[::-1]):
+        for path, key in files:
+            assert agent.mask(value) == value  # missing: found missing (and remembered so) ...
+            assert agent.mask(value) == value  # ... and still missing at the look that remembered it
+            path.write_text(f"{key}={value}\n", encoding="utf-8")
+            assert agent.mask(value) != value, path  # written: seen at the next look
+            assert key in agent.mask(value) or "secret" in agent.mask(value)
+            path.unlink()
+            assert agent.mask(value) == value, path  # removed: forgotten at the next look
