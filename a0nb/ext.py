@@ -17,7 +17,7 @@ from a0nb.engine.loop import LoopData
 from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterError, Memory, memories_of
 from a0nb.engine.memory.memorize import memorize
 from a0nb.engine.mcp import attach as mcp_attach, mcp_of, tools_prompt as mcp_tools_prompt
-from a0nb.engine.organize import compactor, organize_history
+from a0nb.engine.organize import compactor, organize_history, organize_step
 from a0nb.engine.tool import Response, Tool
 from a0nb.engine.tool_plugin import ToolPlugin
 from a0nb.errors import A0Error, RepairableError
@@ -82,7 +82,8 @@ __all__ = [
     "Extension", "extensible", "Tool", "Response", "ToolPlugin", "LoopData", "POINTS", "Point",
     "FUNCTION_POINT_PREFIX", "A0Error", "RepairableError", "VariablesPlugin",
     # system prompt sections and history
-    "Section", "section", "OutputItem", "render_content", "organize_history", "compactor", "extra_text",
+    "Section", "section", "OutputItem", "render_content", "organize_history", "organize_step", "compactor",
+    "extra_text",
     # skills, plugins, files, secrets
     "skill_text", "search_skills", "read_skill_file", "normalise_name", "plugin_config", "file_tree",
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",

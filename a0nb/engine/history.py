@@ -80,7 +80,7 @@ class Message:
     def tokens(self, counter: TokenCounter) -> int:
         """The count of `rendered()` (given to the counter in its two parts: a bound needs no joined text)."""
         d = self.__dict__
-        cached = d.get("_tokens")
+        cached = d["_tokens"]
         if cached is not None and cached[0] is counter.fn:
             return cached[1]  # type: ignore[no-any-return]
         summary = d["summary"]
@@ -184,14 +184,22 @@ class Topic:
     def tokens(self, counter: TokenCounter) -> int:
         if self.summary is not None:
             return _summary_tokens(self, counter)
-        edits, messages = _EDITS[0], self.messages
+        edits, messages, fn = _EDITS[0], self.messages, counter.fn
         memo = self._tok if self._tok.__class__ is _Memo else None
-        memo, tail = _extend(memo, counter.fn, messages, edits)
+        memo, tail = _extend(memo, fn, messages, edits)
         if tail or memo.edits != edits:
-            # only the messages new or changed since the last count are counted
-            total = memo.total + sum([m.tokens(counter) for m in tail])
-            memo = self._tok = _Memo(counter.fn, memo.msgs + tail, memo.stamps + [_stamp(m) for m in tail], edits,
-                                     total=total)
+            # only the messages new or changed since the last count are counted, and stamped (as `_stamp`
+            # does), in one loop
+            total, stamps = memo.total, memo.stamps[:]
+            for m in tail:
+                d = m.__dict__
+                cached = d["_tokens"]
+                total += cached[1] if cached is not None and cached[0] is fn else m.tokens(counter)
+                v = d["_v"]
+                if v is None:
+                    v = d["_v"] = object()
+                stamps.append(v)
+            memo = self._tok = _Memo(fn, memo.msgs + tail, stamps, edits, total=total)
         return memo.total
 
     def all_messages(self) -> list[Message]:

@@ -3,7 +3,7 @@ deterministic truncation when there is none), templates from prompt files, `hist
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Coroutine
 
 from a0nb.engine.compaction import CompactionEvent, CompactionSettings, CompactionTemplates, compact
 from a0nb.engine.tokens import SAFETY_FACTOR, TokenCounter, approximate_tokens
@@ -75,12 +75,13 @@ def within_budget(history: Any, counter: TokenCounter, budget: int) -> bool:
             before = _AT_MOST.counted
             fits = history.tokens(_AT_MOST) <= budget
             if seen is None:
-                seen = (weakref.ref(history, lambda _r, key=key: _BOUNDED.pop(key, None)), True)  # type: ignore[misc]
+                ref = weakref.ref(history, lambda _r, key=key: _BOUNDED.pop(key, None))  # type: ignore[misc]
+                seen = _BOUNDED[key] = (ref, fits)
             elif _AT_MOST.counted - before > _RECOUNT:
                 fits = False
-            _BOUNDED[key] = (seen[0], fits)
             if fits:
-                return True
+                return True  # (still True: stored as it was)
+            _BOUNDED[key] = (seen[0], False)
     return bool(history.tokens(counter) <= budget)
 
 
@@ -98,17 +99,27 @@ def _budget(agent: "Agent") -> int:
     return budget
 
 
-async def organize_history(agent: "Agent", force: bool = False) -> CompactionEvent | None:
-    counter = agent.shared.counter
-    settings = settings_for(agent, True) if force else None
-    if within_budget(agent.history, counter, settings.budget if settings is not None else _budget(agent)):
+def organize_step(agent: "Agent") -> "Coroutine[Any, Any, CompactionEvent | None] | None":
+    """`organize_history(agent)` as a step runs it before each prompt: None while the history is within budget
+    (checked at once: no coroutine is made), else its compaction, for the caller to await."""
+    if within_budget(agent.history, agent.shared.counter, _budget(agent)):
         return None
-    settings = settings or settings_for(agent)
+    return _compact(agent, settings_for(agent))
+
+
+async def organize_history(agent: "Agent", force: bool = False) -> CompactionEvent | None:
+    settings = settings_for(agent, True) if force else None
+    if within_budget(agent.history, agent.shared.counter, settings.budget if settings is not None else _budget(agent)):
+        return None
+    return await _compact(agent, settings or settings_for(agent))
+
+
+async def _compact(agent: "Agent", settings: CompactionSettings) -> CompactionEvent | None:
     summarize = None
     if agent.model_spec("utility"):
         async def summarize(system: str, message: str) -> str:
             return await agent.call_utility_model(system, message, purpose="compaction") or ""
-    event = await compact(agent.history, settings, summarize, counter, templates_for(agent))
+    event = await compact(agent.history, settings, summarize, agent.shared.counter, templates_for(agent))
     if event is not None:
         if agent.turns:
             agent.turns[-1].compactions.append(event)

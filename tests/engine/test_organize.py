@@ -49,11 +49,15 @@ def test_within_budget_answers_as_the_exact_count_does() -> None:
     assert not within_budget(history, counter, exact - 1) and within_budget(history, counter, exact)
 
 
-def _session(counter: TokenCounter | None, edit: bool = False) -> tuple[list[Any], dict[str, Any], list[int]]:
+def _session(counter: TokenCounter | None, edit: bool = False,
+             organize: Any = None) -> tuple[list[Any], dict[str, Any], list[int]]:
     """A scripted turn on a small budget: compaction happens partway; with `edit` a tool makes an old
-    message huge by assignment. Returns (compaction events, history, at which steps history shrank)."""
+    message huge by assignment; `organize` replaces the bundled extension that organizes history. Returns
+    (compaction events, history, at which steps history shrank)."""
     replies = [tool_reply("grow", i=i) for i in range(12)] + [answer("done")]
     agent = Agent(".", model=replies, settings={"ctx_length": 2000, "history_share": 0.5})
+    if organize is not None:
+        agent.register_extension("message_loop_prompts_before", organize, name="_90_organize_history")
     if counter is not None:
         agent.shared.counter = counter
     sizes: list[int] = []
@@ -77,6 +81,20 @@ def test_a_session_compacts_at_the_same_steps_as_with_exact_counts(nb: Any, monk
     exact = _session(TokenCounter(lambda t: approximate_tokens(t)), edit)  # another rule: always counted exactly
     assert bounded[0], "the session is meant to compact"
     assert bounded == exact
+
+
+@pytest.mark.parametrize("edit", [False, True])
+def test_the_bundled_step_compacts_where_organize_history_awaited_each_step_does(nb: Any, monkeypatch: Any,
+                                                                                 edit: bool) -> None:
+    # the bundled extension checks the budget itself (organize_step) and makes a coroutine only to compact
+    from a0nb.engine.organize import organize_history
+
+    async def each_step(agent: Any) -> None:
+        await organize_history(agent)
+    monkeypatch.chdir(nb)
+    bundled = _session(None, edit)
+    assert bundled[0], "the session is meant to compact"
+    assert bundled == _session(None, edit, organize=each_step)
 
 
 def test_a_smaller_context_set_mid_turn_compacts_at_the_next_step(nb: Any) -> None:
