@@ -43,6 +43,7 @@ class AgentSettings:
         self._env_seen: tuple[str | None, ...] = ()
         self._env_generation = -1
         self._frozen_env: tuple[int, str | None] = (-1, None)
+        self._clock = (-1, -1, _dt.datetime.min)  # (a whole second, the environment generation, its local time)
         hierarchy.on_change(self.forget)
 
     def get(self) -> Settings:
@@ -88,7 +89,12 @@ class AgentSettings:
                 return _dt.datetime.fromisoformat(frozen)
             except ValueError:
                 raise ConfigError(f"frozen_time {frozen!r} is not an ISO date-time like 2026-01-31T09:30:00") from None
-        return _dt.datetime.now().replace(microsecond=0)
+        # datetime.now().replace(microsecond=0), made once a second (steps come many to a second): the whole
+        # second of the same clock, kept with the environment's generation (a new TZ is a new local time)
+        second, clock = time.time_ns() // 1_000_000_000, self._clock
+        if clock[0] != second or clock[1] != self._frozen_env[0]:
+            clock = self._clock = (second, self._frozen_env[0], _dt.datetime.fromtimestamp(second))
+        return clock[2]
 
 
 class ProjectState:

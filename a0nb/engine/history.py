@@ -78,11 +78,15 @@ class Message:
         return f"{self.role}: {self.output_text()}"
 
     def tokens(self, counter: TokenCounter) -> int:
-        cached = self._tokens
+        """The count of `rendered()` (given to the counter in its two parts: a bound needs no joined text)."""
+        d = self.__dict__
+        cached = d.get("_tokens")
         if cached is not None and cached[0] is counter.fn:
-            return cached[1]
-        value = counter.count(self.rendered())
-        object.__setattr__(self, "_tokens", (counter.fn, value))
+            return cached[1]  # type: ignore[no-any-return]
+        summary = d["summary"]
+        value = counter.count_rendered("ai" if d["ai"] else "user",
+                                       summary if summary is not None else self._cached_text())
+        d["_tokens"] = (counter.fn, value)  # (a cache: not a change of the message)
         return value
 
     def output_content(self) -> str | list:

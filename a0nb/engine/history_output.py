@@ -4,6 +4,7 @@ came from) and `loop_data.history_output`, the list of them that also takes Agen
 from __future__ import annotations
 
 import json
+import json.encoder
 from collections.abc import Mapping as _Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -22,7 +23,20 @@ def is_raw(content: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(content, dict) and "raw_content" in content
 
 
+# json.dumps(value, ensure_ascii=False) makes a JSONEncoder and its C encoder on every call (non-default
+# arguments); this C encoder, made once with the same settings, writes the same text. Without a circular
+# check (a shared check would keep marks an error left behind): any error, a cycle's RecursionError included,
+# is raised again by json.dumps itself, with its own message
+_ENCODE: Any = json.encoder.c_make_encoder and json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, json.JSONEncoder().default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+
+
 def _dumps(value: Any) -> str:
+    if _ENCODE is not None:
+        try:
+            return "".join(_ENCODE(value, 0))
+        except Exception:
+            pass
     return json.dumps(value, ensure_ascii=False)
 
 

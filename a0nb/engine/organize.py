@@ -47,6 +47,12 @@ class _AtMost(TokenCounter):
         n = len(text)
         return int(SAFETY_FACTOR * (n if text.isascii() else 4 * n))
 
+    def count_rendered(self, role: str, text: str) -> int:
+        """`count(f"{role}: {text}")` without the joined copy (the role and ": " are ASCII)."""
+        self.counted += 1
+        n = len(text) + len(role) + 2
+        return int(SAFETY_FACTOR * (n if text.isascii() else 4 * n))
+
 
 _AT_MOST = _AtMost(at_most)
 _RECOUNT = 32  # more messages measured than this on a later step: something else evicts the bound's caches

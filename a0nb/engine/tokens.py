@@ -238,6 +238,10 @@ class TokenCounter:
             cache.popitem(last=False)
         return value
 
+    def count_rendered(self, role: str, text: str) -> int:
+        """`count(f"{role}: {text}")`: a history message as the model's context counts it (`Message.rendered`)."""
+        return self.count(f"{role}: {text}")
+
     def clear(self) -> None:
         self._cache.clear()
 

@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a0nb import Agent
 from a0nb.engine.chat_messages import IncrementalMessages, to_chat_messages
 from a0nb.engine.history import IMAGE_REMOVED, Bulk, History, Message
-from a0nb.engine.tokens import TokenCounter
+from a0nb.engine.tokens import TokenCounter, approximate_tokens
 from a0nb.providers.scripted import ScriptedProvider
 from a0nb.testing import answer, tool_reply
 
@@ -288,3 +289,40 @@ def test_agent_steps_see_history_edited_by_an_extension_and_by_compaction(tmp_pa
     assert agent.data.get("compactions"), "the small budget compacted the history"
     assert not mismatches
     assert agent.history.tokens() == fresh(agent.history).tokens()
+
+
+def test_a_message_count_is_the_count_of_its_rendered_text_after_each_change() -> None:
+    # Message.tokens hands the counter the role and the text apart; the count is still `rendered()`'s, by the
+    # exact counter and by the bound of organize_history, after each change of what is rendered
+    from a0nb.engine.organize import _AtMost, at_most
+    exact, bound, seen = TokenCounter(), _AtMost(at_most), []
+    history = History()
+    m = history.add(True, {"tool_name": "x", "tool_result": "é 🙂"}, "tool_result")
+    for change in (lambda: None, lambda: setattr(m, "content", {"other": "text " * 9}),
+                   lambda: setattr(m, "summary", "a summary of it, " * 5), lambda: setattr(m, "ai", False),
+                   lambda: setattr(m, "summary", None), lambda: setattr(m, "content", "plain")):
+        change()
+        seen.append((m.tokens(exact), m.tokens(bound)))
+        assert seen[-1] == (approximate_tokens(m.rendered()), at_most(m.rendered()))
+    assert len(set(seen)) == len(seen)
+
+
+@pytest.mark.parametrize("content", [
+    {"a": "é\n\"x\u2028", "b": [1, 2.5, None, True, float("nan"), float("inf"), -float("inf")], "c": {"d": 1e300, 3: "k"}},
+    [], {}, [[[]]], {True: 1, None: 2, 1.5: 3}, {"\ud800": "lone surrogate"}, [10 ** 30, -0.0]])
+def test_a_content_renders_as_json_dumps_writes_it(content: Any) -> None:
+    from a0nb.engine.history import render_content
+    assert render_content(content) == json.dumps(content, ensure_ascii=False)
+
+
+def test_a_content_json_cannot_write_fails_as_json_dumps_does() -> None:
+    from a0nb.engine.history import render_content
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    for bad in (cycle, {"x": object()}, {(1, 2): 3}):
+        with pytest.raises(Exception) as ours:
+            render_content(bad)  # type: ignore[arg-type]
+        with pytest.raises(Exception) as theirs:
+            json.dumps(bad, ensure_ascii=False)
+        assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+    assert render_content({"ok": 1}) == '{"ok": 1}'  # (nothing an error left behind is seen by the next one)

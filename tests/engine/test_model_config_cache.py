@@ -140,3 +140,36 @@ def test_config_magic_layer_and_extension_limit_follow_each_change_mid_turn(nb: 
     seen = _run(nb, [magic, limit, after])
     assert [c.params.get("temperature") for c in seen] == [None, 0.5, 0.5, None]
     assert limits == [60.0, 7.0]
+
+
+def test_the_clock_is_read_again_each_second_and_after_an_environment_change(
+        nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """AgentSettings.now keeps the local time of one whole second: a new second, or a changed environment
+    (a new TZ), gives the time anew, as datetime.now().replace(microsecond=0) would."""
+    import datetime as dt
+    import time as _time
+    from a0nb.engine import config
+    monkeypatch.delenv("A0NB_FROZEN_TIME", raising=False)
+    agent = Agent(nb, model=[answer("ok")])
+    clock = [1_800_000_000_250_000_000]
+    monkeypatch.setattr(config.time, "time_ns", lambda: clock[0])
+    first = agent.now()
+    assert first == dt.datetime.fromtimestamp(1_800_000_000) and first.microsecond == 0
+    clock[0] += 700_000_000  # the same second
+    assert agent.now() is first
+    clock[0] += 100_000_000  # the next one
+    assert agent.now() == dt.datetime.fromtimestamp(1_800_000_001)
+    if hasattr(_time, "tzset"):
+        before = os.environ.get("TZ")
+        try:
+            for zone in ("UTC0", "XXX-5"):  # the same second in another zone: another local time
+                os.environ["TZ"] = zone
+                _time.tzset()
+                assert agent.now() == dt.datetime.fromtimestamp(1_800_000_001)
+            assert agent.now().hour == 13  # (08:00:01 UTC)
+        finally:
+            if before is None:
+                os.environ.pop("TZ", None)
+            else:
+                os.environ["TZ"] = before
+            _time.tzset()

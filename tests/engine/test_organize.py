@@ -108,3 +108,13 @@ def test_a_history_also_counted_exactly_elsewhere_each_step_is_counted_exactly_f
     history.add(False, "last")
     assert within_budget(history, counter, 10**9) and not within_budget(history, counter, 10)
     assert _AT_MOST.counted == before
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("role", ["ai", "user"])
+def test_a_message_is_bounded_as_its_rendered_text_is(role: str, text: str) -> None:
+    # Message.tokens gives the counter the role and the text apart: the bound of the two is the joined text's
+    from a0nb.engine.organize import _AtMost
+    joined = f"{role}: {text}"
+    assert _AtMost(at_most).count_rendered(role, text) == at_most(joined)
+    assert TokenCounter().count_rendered(role, text) == approximate_tokens(joined)
