@@ -22,6 +22,7 @@ _XML_CALL = re.compile(
 )
 _ARRAY_START = re.compile(r"\s*(?:```[\w-]*\s*)?\[")
 _DECODER = json.JSONDecoder(strict=False)  # stateless; strict=False lets raw control characters through
+_new, _set = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True)
@@ -165,14 +166,17 @@ def _validate(value: Any, raw: str, text: str) -> ToolRequest | Misformat:
             f'{_kind(args)}. Use {{}} for a tool without arguments. {_SEND}',
             raw=text,
         )
-    return ToolRequest(
-        tool_name=base.strip(),
-        method=method.strip() or None,
-        tool_args=args,
-        thoughts=_thoughts(value.get("thoughts")),
-        headline=headline if (headline := value.get("headline")).__class__ is str else _text(headline),
-        raw=raw,
-    )
+    # (what the frozen dataclass's __init__ does, in one store instead of one object.__setattr__ per field)
+    request = _new(ToolRequest)
+    _set(request, "__dict__", {
+        "tool_name": base.strip(),
+        "method": method.strip() or None,
+        "tool_args": args,
+        "thoughts": _thoughts(value.get("thoughts")),
+        "headline": headline if (headline := value.get("headline")).__class__ is str else _text(headline),
+        "raw": raw,
+    })
+    return request
 
 
 def _thoughts(value: Any) -> tuple[str, ...]:

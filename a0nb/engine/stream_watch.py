@@ -181,21 +181,38 @@ class ReplyWatch:
 
     def _closed_end(self, full: str) -> int | None:
         """Where the first object ends in `full` (just past its `}`), or None while it is open."""
-        start = self.start
-        if self._strict and not self.live and len(full) - start <= STRICT_LIMIT:
-            try:  # (the decoder's C scanner, as raw_decode calls it)
-                value, end = _SCAN(full, start)
-            except StopIteration as exc:  # (raw_decode's "Expecting value" at exc.value)
-                if exc.value == len(full):
-                    return None  # strict JSON so far, cut short: DirtyJson would not have closed it either
-                self._strict = False
+        start, n = self.start, len(full)
+        if self._strict and not self.live and n - start <= STRICT_LIMIT:
+            # (the decoder's C scanner, as raw_decode calls it) first on the reply with one `}` more: a `}` that
+            # closed an inner object (the arguments) leaves the reply one `}` short, and the scan then ends just
+            # past the added one instead of raising at the end of the reply (most of a failed scan's cost). It
+            # reads the same characters as a scan of `full` up to the end of `full`: an object closed within `full`
+            # closes where `full`'s own scan closes it, and a scan that went past `full` (closed by the added
+            # `}`, or stopped after it or in a string) means `full` is strict JSON cut short
+            try:
+                value, end = _SCAN(full + "}", start)
             except json.JSONDecodeError as exc:
-                if exc.pos == len(full) or exc.msg.startswith("Unterminated string"):
+                if exc.pos == n + 1 or exc.msg.startswith("Unterminated string"):
                     return None
-                self._strict = False
-            except (ValueError, RecursionError):
-                self._strict = False
-            else:  # DirtyJson stops at MAX_DEPTH levels: a deeper object never closes for it
+                end = -1
+            except (ValueError, RecursionError, StopIteration):
+                end = -1
+            if end > n:
+                return None
+            if end < 0:  # anything else: `full`'s own scan tells
+                try:
+                    value, end = _SCAN(full, start)
+                except StopIteration as exc:  # (raw_decode's "Expecting value" at exc.value)
+                    if exc.value == n:
+                        return None  # strict JSON so far, cut short: DirtyJson would not have closed it either
+                    self._strict = False
+                except json.JSONDecodeError as exc:
+                    if exc.pos == n or exc.msg.startswith("Unterminated string"):
+                        return None
+                    self._strict = False
+                except (ValueError, RecursionError):
+                    self._strict = False
+            if self._strict:  # closed at `end`; DirtyJson stops at MAX_DEPTH levels: a deeper object never closes for it
                 if full.count("{", start, end) + full.count("[", start, end) <= MAX_DEPTH:
                     self._decoded = value
                     return int(end)

@@ -292,3 +292,18 @@ def test_valid_request_survives_surrounding_prose(name: str, args: dict[str, obj
         assert (result.tool_args, result.raw) == (args, obj)
     else:
         assert isinstance(result, Misformat)
+
+
+def test_a_parsed_request_is_the_dataclass_its_constructor_makes() -> None:
+    """`_validate` fills the frozen ToolRequest without its __init__: the same fields, in the same order, equal to
+    the constructor's, and still frozen."""
+    import dataclasses
+
+    raw = '{"thoughts": ["a", 2], "headline": "h", "tool_name": " x : m ", "tool_args": {"k": [1]}}'
+    got = parse_tool_request(raw)
+    want = ToolRequest(tool_name="x", method="m", tool_args={"k": [1]}, thoughts=("a", "2"), headline="h", raw=raw)
+    assert isinstance(got, ToolRequest) and got == want and repr(got) == repr(want)
+    assert list(vars(got)) == list(vars(want)) == [f.name for f in dataclasses.fields(ToolRequest)]
+    assert dataclasses.replace(got, headline="z").headline == "z" and got.full_name == "x:m"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.tool_name = "y"  # type: ignore[misc]
