@@ -251,39 +251,8 @@ class _StepSet(threading.local):
 def _identities(names: tuple[str, str, str], absent: set[str]) -> tuple[tuple[int, ...], ...]:
     """`_identity` of each: a file missing at its last look (`absent`, usually both secrets.env) is looked
     for with access(), which neither builds a stat result nor raises (under half a failing stat's CPU), and
-    stat'ed only when it is there; the others are stat'ed, as every one was before. (Three looks written
-    out: this runs after every tool.)"""
-    a: tuple[int, ...] = ()
-    b: tuple[int, ...] = ()
-    c: tuple[int, ...] = ()
-    name = names[0]
-    if name not in absent or os.access(name, os.F_OK):
-        try:
-            st = os.stat(name)
-            a = (st.st_ino, st.st_mtime_ns, st.st_size)
-            if name in absent:
-                absent.discard(name)
-        except OSError:
-            _absent(absent, name)
-    name = names[1]
-    if name not in absent or os.access(name, os.F_OK):
-        try:
-            st = os.stat(name)
-            b = (st.st_ino, st.st_mtime_ns, st.st_size)
-            if name in absent:
-                absent.discard(name)
-        except OSError:
-            _absent(absent, name)
-    name = names[2]
-    if name not in absent or os.access(name, os.F_OK):
-        try:
-            st = os.stat(name)
-            c = (st.st_ino, st.st_mtime_ns, st.st_size)
-            if name in absent:
-                absent.discard(name)
-        except OSError:
-            _absent(absent, name)
-    return a, b, c
+    stat'ed only when it is there; the others are stat'ed, as every one was before."""
+    return _identity(names[0], absent), _identity(names[1], absent), _identity(names[2], absent)
 
 
 def warm_up(spec: str, custom_providers: Callable[[], Iterable[str]]) -> None:
