@@ -9,12 +9,12 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
-from operator import attrgetter, is_
 from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 from a0nb.engine.history_output import (MESSAGE_KINDS, Content, HistoryOutput, MessageKind, Origin, OutputItem,
                                         _NO_METADATA, _dumps, as_item, is_raw, render_content)
+from a0nb.engine.history_memo import EDITS, Memo, covers, extend, stamp
 from a0nb.engine.tokens import TokenCounter
 
 __all__ = ["MessageKind", "Origin", "Message", "Topic", "Bulk", "OutputItem", "HistoryOutput", "History",
@@ -48,7 +48,7 @@ class Message:
         if name in _TOKEN_FIELDS:  # any change to what the model sees invalidates the cached count
             d["_tokens"] = None
         if d.get("_v") is not None:  # a message some cache covers changed: caches look at their stamps
-            _EDITS[0] += 1
+            EDITS[0] += 1
         d["_item"] = d["_v"] = None  # the cached output item and the stamp go stale with any change
         d.pop("_text", None)  # (the kept text of a dict content: set only by `_cached_text`)
 
@@ -107,49 +107,7 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-_STAMP = attrgetter("_v")
 _new, _set = object.__new__, object.__setattr__
-_EDITS = [0]  # how many times a stamped message (one some cache covers) was changed, process-wide
-
-
-def _stamp(message: Message) -> object:
-    v = message._v
-    if v is None:
-        v = object()
-        object.__setattr__(message, "_v", v)
-    return v
-
-
-class _Memo:
-    """A cache over a list of messages: the messages it was built from (in order), their stamps, the edit
-    count then, and what it holds (output items and which of them hold images, or a token total). Never
-    edited: a step that adds messages makes a new one."""
-    __slots__ = ("key", "msgs", "stamps", "edits", "items", "images", "total")
-
-    def __init__(self, key: Any, msgs: list[Message], stamps: list[object], edits: int,
-                 items: list[OutputItem] | None = None, images: list[int] | None = None, total: int = 0) -> None:
-        self.key, self.msgs, self.stamps, self.edits = key, msgs, stamps, edits
-        self.items, self.images, self.total = items or [], images or [], total
-
-
-def _covers(memo: _Memo, messages: list[Message]) -> bool:
-    """The memo's messages lead `messages`, each unchanged since. When no stamped message changed anywhere
-    since the memo was made, one list comparison tells (the same objects in the same places, in C);
-    otherwise each message's stamp is checked (identity checks, in C)."""
-    n = len(memo.msgs)
-    if len(messages) < n:
-        return False
-    if memo.edits == _EDITS[0]:
-        return (messages if len(messages) == n else messages[:n]) == memo.msgs
-    # (stamps first: map stops when they run out, before reading a message past them)
-    return all(map(is_, memo.stamps, map(_STAMP, messages)))
-
-
-def _extend(memo: _Memo | None, key: Any, messages: list[Message], edits: int) -> tuple[_Memo, list[Message]]:
-    """The memo to build on (or an empty one) and the messages it does not cover yet."""
-    if memo is not None and memo.key == key and _covers(memo, messages):
-        return memo, messages[len(memo.msgs):]
-    return _Memo(key, [], [], edits), messages
 
 
 _LABELS: list[list[str]] = [[]]  # "topic 1", "topic 2", ...: made once (replaced whole, never edited)
@@ -177,18 +135,18 @@ class Topic:
     messages: list[Message] = field(default_factory=list)
     summary: str | None = None
     id: str = field(default_factory=_new_id)
-    # caches over the messages (`_Memo`s): the token total, the output items
+    # caches over the messages (`Memo`s): the token total, the output items
     _tok: Any = field(default=None, init=False, repr=False, compare=False)
     _out: Any = field(default=None, init=False, repr=False, compare=False)
 
     def tokens(self, counter: TokenCounter) -> int:
         if self.summary is not None:
             return _summary_tokens(self, counter)
-        edits, messages, fn = _EDITS[0], self.messages, counter.fn
-        memo = self._tok if self._tok.__class__ is _Memo else None
-        memo, tail = _extend(memo, fn, messages, edits)
+        edits, messages, fn = EDITS[0], self.messages, counter.fn
+        memo = self._tok if self._tok.__class__ is Memo else None
+        memo, tail = extend(memo, fn, messages, edits)
         if tail or memo.edits != edits:
-            # only the messages new or changed since the last count are counted, and stamped (as `_stamp`
+            # only the messages new or changed since the last count are counted, and stamped (as `stamp`
             # does), in one loop
             total, stamps = memo.total, memo.stamps[:]
             for m in tail:
@@ -199,7 +157,7 @@ class Topic:
                 if v is None:
                     v = d["_v"] = object()
                 stamps.append(v)
-            memo = self._tok = _Memo(fn, memo.msgs + tail, stamps, edits, total=total)
+            memo = self._tok = Memo(fn, memo.msgs + tail, stamps, edits, total=total)
         return memo.total
 
     def all_messages(self) -> list[Message]:
@@ -244,11 +202,11 @@ def _message_item(message: Message, where: str) -> OutputItem:
     return item
 
 
-def _topic_items(topic: Topic, where: str) -> _Memo:
-    edits, messages = _EDITS[0], topic.messages
+def _topic_items(topic: Topic, where: str) -> Memo:
+    edits, messages = EDITS[0], topic.messages
     if topic.summary is not None:
         return _summary_memo(topic, (where, topic.summary, topic.id), messages, "topic-summary", edits)
-    memo, tail = _extend(topic._out, where, messages, edits)
+    memo, tail = extend(topic._out, where, messages, edits)
     if tail or memo.edits != edits:
         # only the messages new or changed since the last call: their items and stamps
         new: list[OutputItem] = []
@@ -260,23 +218,23 @@ def _topic_items(topic: Topic, where: str) -> _Memo:
                 images = [*images, at + len(new)]
             new.append(item)
             v = m._v
-            if v is None:  # (_stamp, inlined)
+            if v is None:  # (stamp, inlined)
                 v = m.__dict__["_v"] = object()
             stamps.append(v)
-        memo = topic._out = _Memo(where, memo.msgs + tail, memo.stamps + stamps, edits, memo.items + new, images)
+        memo = topic._out = Memo(where, memo.msgs + tail, memo.stamps + stamps, edits, memo.items + new, images)
     return memo
 
 
-def _summary_memo(record: Topic | Bulk, key: Any, messages: list[Message], origin: Origin, edits: int) -> _Memo:
+def _summary_memo(record: Topic | Bulk, key: Any, messages: list[Message], origin: Origin, edits: int) -> Memo:
     memo = record._out
-    if memo is None or memo.key != key or len(messages) != len(memo.msgs) or not _covers(memo, messages):
-        memo = record._out = _Memo(key, list(messages), [_stamp(m) for m in messages], edits,
+    if memo is None or memo.key != key or len(messages) != len(memo.msgs) or not covers(memo, messages):
+        memo = record._out = Memo(key, list(messages), [stamp(m) for m in messages], edits,
                                    [_summary_item(record, origin, key[0])])
     return memo  # type: ignore[no-any-return]
 
 
 def _bulk_item(bulk: Bulk, where: str) -> OutputItem:
-    memo = _summary_memo(bulk, (where, bulk.summary, bulk.id), bulk.all_messages(), "bulk-summary", _EDITS[0])
+    memo = _summary_memo(bulk, (where, bulk.summary, bulk.id), bulk.all_messages(), "bulk-summary", EDITS[0])
     return memo.items[0]
 
 
@@ -319,12 +277,12 @@ class History:
         """The items the model sees, from each topic's cached items: a message is converted only when it is
         new or changed. Images are expensive: only the newest `max_embeds` stay (all when <= 0), none
         without vision."""
-        out, images, edits, topics = list.__new__(HistoryOutput), [], _EDITS[0], self.topics  # (empty: no __init__)
+        out, images, edits, topics = list.__new__(HistoryOutput), [], EDITS[0], self.topics  # (empty: no __init__)
         for i, b in enumerate(self.bulks, 1):
             list.append(out, _bulk_item(b, f"bulk {i}"))
         for topic, where in zip([*topics, self.current], [*_labels(len(topics)), "current topic"]):
             memo = topic._out  # (the usual topic, unchanged since its items were made: no call)
-            if memo.__class__ is not _Memo or memo.edits != edits or memo.key != where or topic.summary is not None \
+            if memo.__class__ is not Memo or memo.edits != edits or memo.key != where or topic.summary is not None \
                     or memo.msgs != topic.messages:
                 memo = _topic_items(topic, where)
             if memo.images:
@@ -344,11 +302,11 @@ class History:
 
     def tokens(self, counter: TokenCounter | None = None) -> int:
         counter = counter or self.counter
-        fn, edits = counter.fn, _EDITS[0]
+        fn, edits = counter.fn, EDITS[0]
         total = sum([b.tokens(counter) for b in self.bulks]) if self.bulks else 0
         for t in self.topics:
             memo = t._tok  # (the usual closed topic, unchanged since it was counted: no call)
-            if memo.__class__ is _Memo and memo.edits == edits and memo.key is fn and t.summary is None \
+            if memo.__class__ is Memo and memo.edits == edits and memo.key is fn and t.summary is None \
                     and memo.msgs == t.messages:
                 total += memo.total
             else:
