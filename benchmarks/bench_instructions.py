@@ -48,9 +48,13 @@ for _ in range({ASKS} + 1):
 
 def instructions(python: str, code: str, n: int, steps: int) -> int:
     """User-space instructions of one whole run of `code` (`n` history messages, `steps` steps per ask)."""
-    env = {**os.environ, "A0NB_TRUST": os.environ.get("A0NB_TRUST", "*"), "A0NB_APPROVAL": "auto"}
+    # one hash seed for every run (set and dict orders, so the same work); the code runs from the repository's
+    # root, whose mtime is old: a folder on sys.path changed in the last 2 s makes each new Agent read every
+    # installed distribution's entry points again (files/plugins.py), which once moved a count by 0.7 M per step
+    env = {**os.environ, "A0NB_TRUST": os.environ.get("A0NB_TRUST", "*"), "A0NB_APPROVAL": "auto",
+           "PYTHONHASHSEED": "0"}
     run = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                          python, "-c", code, str(n), str(steps)], capture_output=True, text=True, env=env)
+                          python, "-c", code, str(n), str(steps)], capture_output=True, text=True, env=env, cwd=ROOT)
     found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
     if run.returncode != 0 or found is None:
         raise SystemExit(f"valgrind run failed ({python}, n={n}, steps={steps}):\n{run.stderr[-2000:]}")

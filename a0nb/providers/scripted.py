@@ -57,7 +57,11 @@ def load_script(source: str | Path | Sequence[Any], base: Path | None = None) ->
         data, label = list(source), "the list given as model="
     if not isinstance(data, list):
         raise ConfigError(f"scripted model: {label} must hold a YAML list of replies")
-    return [_reply(item, label, i) for i, item in enumerate(data, 1)], label
+    # a text given again (a list repeated, `[...] * 50`) is served by the reply made for its first copy: a
+    # ScriptedReply is immutable, and the script is the same list of equal replies, made and held once per text
+    texts: dict[str, ScriptedReply] = {}
+    return [(texts.get(item) or texts.setdefault(item, ScriptedReply(item))) if item.__class__ is str
+            else _reply(item, label, i) for i, item in enumerate(data, 1)], label
 
 
 def _reply(item: Any, label: str, i: int) -> ScriptedReply:

@@ -116,3 +116,15 @@ def test_take_is_process_chunk_over_each_chunk_up_to_the_closer() -> None:
             taken, reasoning, content = provider.take(rest, bulk, closer)
             assert taken == len(deltas) and one["partial"] == bulk["partial"]
             assert reasoning == [r for r, _ in deltas if r] and content == [c for _, c in deltas if c]
+
+
+def test_a_text_given_again_is_one_reply_and_every_text_its_own() -> None:
+    """Repeated texts share the reply made for their first copy; a different text (or a mapping) is a reply of
+    its own, served in order: the shared replies never stand for another text."""
+    replies, _ = load_script(["a", "b", "a", {"content": "a", "reasoning": "r"}, "b" + "", "".join(["a"])])
+    assert [r.content for r in replies] == ["a", "b", "a", "a", "b", "a"]
+    assert replies[0] is replies[2] is replies[5] and replies[1] is replies[4] and replies[0] is not replies[1]
+    assert replies[3].reasoning == "r" and replies[0].reasoning == ""
+    provider = ScriptedProvider(["one", "two", "one"])
+    served = [provider._next([]).content for _ in range(3)]
+    assert served == ["one", "two", "one"] and provider.remaining == 0
