@@ -185,6 +185,40 @@ def test_extensible_async_start_replaces_args(nb: Path, tmp_path: Path) -> None:
     assert asyncio.run(host.async_plus_one(1)) == 11
 
 
+class _Args:
+    def __init__(self, registry: Extensions) -> None:
+        self.extensions = registry
+
+    @extensible
+    def given(self, a: object, b: object = "b", **kw: object) -> tuple[object, ...]:
+        return a, b, tuple(sorted(kw.items()))
+
+    @extensible
+    async def async_given(self, a: object, b: object = "b", **kw: object) -> tuple[object, ...]:
+        return a, b, tuple(sorted(kw.items()))
+
+
+def test_an_unhooked_extensible_call_hands_on_its_arguments_and_an_agent_keyword_picks_the_registry(
+        nb: Path, tmp_path: Path) -> None:
+    """With no extension at the function's points the call goes straight through (positional arguments alone,
+    or with keywords); an `agent=` keyword still names the registry whose extensions run (upstream's order)."""
+    import asyncio
+    host = _Args(_registry(nb, tmp_path))
+    assert host.given(1) == (1, "b", ())
+    assert host.given(1, 2) == (1, 2, ())
+    assert host.given(1, b=3, c=4) == (1, 3, (("c", 4),))
+    assert asyncio.run(host.async_given(1, 2)) == (1, 2, ())
+    assert asyncio.run(host.async_given(a=1, c=5)) == (1, "b", (("c", 5),))
+    other_nb = tmp_path / "other"
+    start = _point_dir(other_nb, _Args.given, "start")
+    start.mkdir(parents=True)
+    (start / "_10_args.py").write_text("from a0nb import Extension\nclass S(Extension):\n"
+                                       "    def execute(self, data=None, **kw): data['args'] = (data['args'][0], 'hooked')\n")
+    other = _Args(_registry(other_nb, tmp_path))
+    assert host.given(1, agent=other) == ("hooked", "b", (("agent", other),))
+    assert host.given(1) == (1, "b", ())  # (host's own registry: still no extension)
+
+
 def test_extensible_overhead_smoke(nb: Path, tmp_path: Path) -> None:
     # upstream test 8.2 item 7: 10,000 calls return the expected value
     host = _Host(_registry(nb, tmp_path))
