@@ -95,16 +95,14 @@ def extensible(fn: F) -> F:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            hit = None
-            if "agent" not in kwargs:
-                try:  # the usual case: a method of an agent whose registry knows `base` (no call made)
-                    agent, reg = args[0], args[0].extensions
-                    if reg.__class__ in _REGISTRIES:
-                        hit = reg.hooks[base]
-                except (IndexError, AttributeError, KeyError):
-                    pass
-            if hit is None:
-                agent, reg, hit = _lookup(base, args, kwargs)
+            try:  # the usual case: a method of an agent whose registry knows `base` (no call made)
+                reg = args[0].extensions
+                hit = reg.hooks[base] if reg.__class__ in _REGISTRIES and "agent" not in kwargs else None
+            except (IndexError, AttributeError, KeyError):
+                hit = None
+            if hit is False:  # (no keywords: no dict handed on)
+                return await (fn(*args, **kwargs) if kwargs else fn(*args))
+            agent, reg, hit = (args[0], reg, hit) if hit else _lookup(base, args, kwargs)
             if not hit:
                 return await fn(*args, **kwargs)
             data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
@@ -126,16 +124,14 @@ def extensible(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        hit = None
-        if "agent" not in kwargs:
-            try:  # (as in async_wrapper)
-                agent, reg = args[0], args[0].extensions
-                if reg.__class__ in _REGISTRIES:
-                    hit = reg.hooks[base]
-            except (IndexError, AttributeError, KeyError):
-                pass
-        if hit is None:
-            agent, reg, hit = _lookup(base, args, kwargs)
+        try:  # (as in async_wrapper)
+            reg = args[0].extensions
+            hit = reg.hooks[base] if reg.__class__ in _REGISTRIES and "agent" not in kwargs else None
+        except (IndexError, AttributeError, KeyError):
+            hit = None
+        if hit is False:  # (no keywords: no dict handed on)
+            return fn(*args, **kwargs) if kwargs else fn(*args)
+        agent, reg, hit = (args[0], reg, hit) if hit else _lookup(base, args, kwargs)
         if not hit:
             return fn(*args, **kwargs)
         data = {"args": args, "kwargs": kwargs, "result": _UNSET, "exception": None}
