@@ -18,11 +18,13 @@ from a0nb import Agent  # noqa: E402
 from a0nb.testing import answer, tool_reply  # noqa: E402
 
 STEPS = 20
+REPLIES = 1000  # the scripted list's length whatever STEPS is (enough for 50 asks of 20 steps): loading it is set-up,
+# and bench_instructions' per-step figure is the difference of two runs with different STEPS
 
 
 def make_agent(folder: Path, history: int) -> Agent:
     replies = [tool_reply("noop", i=i) for i in range(STEPS - 1)] + [answer("done")]
-    agent = Agent(folder, model=replies * 50, settings={"ctx_length": 10_000_000})
+    agent = Agent(folder, model=replies * (REPLIES // STEPS), settings={"ctx_length": 10_000_000})
     agent.register_tool(lambda i=0: "ok", name="noop")
     for i in range(history // 2):
         agent.history.add(False, {"user_message": f"question {i} " + "words " * 20}, "user")

@@ -118,13 +118,17 @@ def new_partial() -> dict[str, Any]:
 def common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
     """How many leading items are unchanged: the same objects or equal ones (a request's messages or contents
     against the last request's; history items against the last step's), found by comparisons that run in C.
-    A step usually changes only the last few items: one comparison up to a little before the end, then item
-    by item; a difference earlier is found by halves."""
+    A step usually changes at most the last of the old items (the one the extras rode on): one comparison up
+    to it, then it alone; else one comparison up to a little before the end, then item by item; a difference
+    earlier is found by halves."""
     limit = min(len(old), len(new))
     if old.__class__ is not list or new.__class__ is not list:  # (a list never equals a tuple)
         old, new = list(old), list(new)
+    last = limit - 1
+    if last >= 0 and old[:last] == new[:last]:  # (list equality checks identity first, in C)
+        return limit if old[last] is new[last] or old[last] == new[last] else last
     near = limit - _TAIL
-    if near <= 0 or old[:near] == new[:near]:  # (list equality checks identity first, in C)
+    if near <= 0 or old[:near] == new[:near]:
         i = max(near, 0)
         while i < limit and (old[i] is new[i] or old[i] == new[i]):
             i += 1
