@@ -92,6 +92,35 @@ def test_edits_to_handed_out_messages_at_any_later_step_reach_no_record(tmp_path
         assert all("edited later" not in str(m) for m in record.messages)
 
 
+def test_an_edit_made_after_a_call_through_a_reference_then_dropped_reaches_no_later_request(tmp_path: Path) -> None:
+    """A caller that kept the handed-out messages, edits them after the call is finished and lets them go before
+    the next call (nothing holds them any more when it is built): the next request and every record still hold
+    the messages as converted. (A check of who still holds the messages cannot see such an edit: only a
+    comparison at the next call can.)"""
+    agent, made = _agent(tmp_path, asks=1)
+    kept: list[list[dict[str, Any]]] = []
+    seen: list[list[dict[str, Any]]] = []
+
+    def keep(call_data: dict[str, Any]) -> None:
+        seen.append(json.loads(json.dumps(call_data["messages"])))
+        kept.append(call_data["messages"])
+
+    def edit_and_drop() -> None:
+        for m in kept.pop()[1:]:
+            m["content"] = "edited after the call"
+            m["extra"] = 1
+
+    agent.register_extension("chat_model_call_before", keep, name="keep")
+    agent.register_extension("message_loop_end", edit_and_drop, name="edit_and_drop")
+    agent.ask("go")
+    records = agent.models.records
+    assert len(records) == len(seen) == STEPS and not kept
+    for record, snapshot, request in zip(records, made, seen):
+        assert record == _fresh(snapshot)
+        assert record.messages == request
+        assert all("edited after" not in str(m) and "extra" not in m for m in request)
+
+
 def test_records_equal_their_state_when_the_system_prompt_changes_at_some_steps(tmp_path: Path) -> None:
     agent, made = _agent(tmp_path)
     seen: list[int] = []
