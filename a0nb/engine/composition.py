@@ -10,7 +10,7 @@ from a0nb.engine.chat_messages import IncrementalMessages, common_prefix
 from a0nb.engine.extras import _READ_PROMPT, _read_prompt_point
 from a0nb.engine.history import OutputItem
 from a0nb.engine.history_output import new_item
-from a0nb.engine.records import Part, new_part
+from a0nb.engine.records import Part, lazy_part, new_part
 
 if TYPE_CHECKING:
     from a0nb.engine.loop_data import LoopData
@@ -174,8 +174,8 @@ def _item_parts(ld: "LoopData", item: OutputItem, content: Any, index: int, extr
     where, ids = item.where, item.message_ids
     label = f"history: {where}" if kind == "other" else f"history: {where} ({kind})"
     ids_text = ids[0] if len(ids) == 1 and ids[0] else ", ".join(ids) or "-"
-    parts.append(new_part("history", label, text, counter.count(text), index, f"{item.origin} {where}, messages {ids_text}",
-                          (), "", "raw" if item.origin == "raw" else "summarised"))
+    parts.append(lazy_part("history", label, text, counter, index, f"{item.origin} {where}, messages {ids_text}",
+                           (), "", "raw" if item.origin == "raw" else "summarised"))
 
 
 def _extras_parts(ld: "LoopData", extras: dict[str, Any], index: int, counter: "TokenCounter",

@@ -43,6 +43,26 @@ class Part:
 _new, _set = object.__new__, object.__setattr__
 
 
+class _Tokens:
+    """`Part.tokens` of a part made by `lazy_part`: counted when first read (a record's total, the inspector, a
+    comparison, `to_dict`), then kept as any part's count is. A part made otherwise holds its count itself."""
+
+    def __get__(self, part: Any, owner: Any = None) -> Any:
+        if part is None:
+            return self
+        d = part.__dict__
+        count = d.get("_count")
+        if count is None:
+            raise AttributeError("tokens")
+        counter, fn, text = count[0], count[1], d["text"]
+        d["tokens"] = counter.count(text) if counter.fn is fn else fn(text)  # (the rule it was made under)
+        d.pop("_count", None)
+        return d["tokens"]
+
+
+setattr(Part, "tokens", _Tokens())  # (after the dataclass is made: a field without a default, read from the instance first)
+
+
 def new_part(kind: PartKind, label: str, text: str, tokens: int, message_index: int, source: str = "",
              files: tuple[str, ...] = (), extension: str = "", origin: str = "", overrode: tuple[str, ...] = ()) -> Part:
     """`Part(...)`, the same object, made without the frozen dataclass's one `object.__setattr__` per field
@@ -51,6 +71,18 @@ def new_part(kind: PartKind, label: str, text: str, tokens: int, message_index: 
     _set(part, "__dict__", {"kind": kind, "label": label, "text": text, "tokens": tokens, "message_index": message_index,
                             "source": source, "files": files, "extension": extension, "origin": origin,
                             "overrode": overrode})
+    return part
+
+
+def lazy_part(kind: PartKind, label: str, text: str, counter: Any, message_index: int, source: str = "",
+              files: tuple[str, ...] = (), extension: str = "", origin: str = "", overrode: tuple[str, ...] = ()) -> Part:
+    """`new_part` with `tokens=counter.count(text)` made when the count is first read, not now: a step makes a part
+    for each new history message, and the loop itself never reads its count (a record's readers do). Counted as
+    `counter` counts then, or by the rule it had now if it changed since: the value `new_part`'s would have been."""
+    part = _new(Part)
+    _set(part, "__dict__", {"kind": kind, "label": label, "text": text, "message_index": message_index,
+                            "source": source, "files": files, "extension": extension, "origin": origin,
+                            "overrode": overrode, "_count": (counter, counter.fn)})
     return part
 
 

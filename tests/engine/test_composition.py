@@ -115,6 +115,40 @@ def test_parts_made_fast_are_parts() -> None:
     assert moved == Part(*args[:4], 5, *args[5:]) and part.message_index == 2  # type: ignore[arg-type]
 
 
+def test_a_history_part_is_counted_when_its_count_is_first_read_by_the_rule_it_was_made_under() -> None:
+    """History parts count their text when the count is first read (the loop never reads it): the same value,
+    and the same part in every other way, as a part counted when made; by the counting rule of the call that
+    made it, whatever the counter's rule is by then; each by its own text, once."""
+    from dataclasses import asdict, replace
+    from a0nb.engine.records import Part, lazy_part, new_part
+    counted: list[str] = []
+    counter = TokenCounter(fn=lambda text: counted.append(text) or len(text))
+    args = ("history", "history: topic 1", "some text", 2, "raw topic 1, messages m1", (), "", "raw", ())
+    part = lazy_part(args[0], args[1], args[2], counter, *args[3:])  # type: ignore[arg-type]
+    eager = Part(args[0], args[1], args[2], 9, *args[3:])  # type: ignore[arg-type]
+    assert counted == [] and part.at(4).message_index == 4 and counted == []
+    assert part == eager and hash(part) == hash(eager) and repr(part) == repr(eager) and asdict(part) == asdict(eager)
+    assert part.tokens == 9 and counted == ["some text"]  # once: then held as any part's count is
+    assert replace(part, text="masked").tokens == 9 and counted == ["some text"]  # a masked copy keeps the count
+    other = lazy_part("history", "h", "other text!", counter, 1)
+    counter.fn = lambda text: 1000  # a new rule after the part was made: it counts by the one it was made under
+    assert other.tokens == 11 and other == new_part("history", "h", "other text!", 11, 1)
+    assert lazy_part("history", "h", "new rule", counter, 1).tokens == 1000
+
+
+def test_history_parts_count_as_the_counter_counts_in_a_composed_call() -> None:
+    history = [OutputItem(i % 2 == 1, f"message {i} " * (i + 1), (f"m{i}",), "raw", "topic 1", "other") for i in range(6)]
+    counter = TokenCounter(fn=lambda text: len(text.split()))
+    ld = LoopData(system=["S"], history_output=history)
+    parts = composition.Composer().build(ld, None, {}, counter)[1]
+    assert [p.tokens for p in parts if p.kind == "history"] == [2 * (i + 1) for i in range(6)]
+    ld.history_output = history[:3] + [OutputItem(True, "changed", ("m3",), "raw", "topic 1", "other")]
+    composer = composition.Composer()
+    composer.build(ld, None, {}, counter)
+    ld.history_output = history[:3] + [OutputItem(True, "changed again now", ("m3",), "raw", "topic 1", "other")]
+    assert [p.tokens for p in composer.build(ld, None, {}, counter)[1] if p.kind == "history"] == [2, 4, 6, 3]
+
+
 def test_unchanged_prefix_is_not_converted_again() -> None:
     class Counting(OutputItem):  # counts reads of `content`: a converted item is read once
         reads = 0
