@@ -230,12 +230,18 @@ class TokenCounter:
         cache = self._cache
         hit = cache.get(key)
         if hit is not None:
-            cache.move_to_end(key)
+            try:
+                cache.move_to_end(key)
+            except KeyError:  # evicted by another thread in between (a record's lazy count read by the inspector)
+                pass
             return hit
         value = self.fn(text)
         cache[key] = value
         if len(cache) > self.maxsize:
-            cache.popitem(last=False)
+            try:
+                cache.popitem(last=False)
+            except KeyError:  # (emptied by another thread meanwhile)
+                pass
         return value
 
     def count_rendered(self, role: str, text: str) -> int:

@@ -114,6 +114,23 @@ def test_counter_caches_and_evicts() -> None:
     assert calls[-1] == "aa"
 
 
+def test_counter_entry_evicted_by_another_thread_is_no_error() -> None:
+    """A record's history parts are counted when first read, which may be on the kernel's thread while the loop's
+    thread counts with the same counter: an entry evicted between one thread's lookup and its reordering (here,
+    by the cache itself as it is read) is no error, and the count is still right."""
+    from collections import OrderedDict
+
+    class EvictedOnRead(OrderedDict):  # type: ignore[type-arg]
+        def get(self, key: object, default: object = None) -> object:
+            value = super().get(key, default)
+            self.pop(key, None)  # (what another thread's insert does at that moment once the cache is full)
+            return value
+
+    counter = TokenCounter(len, maxsize=2)
+    counter._cache = EvictedOnRead()
+    assert counter.count("abc") == 3 and counter.count("abc") == 3  # the second: a hit whose entry is gone
+
+
 def test_default_counter_uses_approximate_tokens() -> None:
     counter = TokenCounter()
     assert counter.fn is approximate_tokens
