@@ -21,6 +21,7 @@ import time
 import types
 from typing import Any, Callable, Generator
 
+from a0nb.engine import wake_here
 from a0nb.engine.timeouts import interrupt_thread
 
 __all__ = ["in_daemon_thread", "run_limited"]
@@ -82,12 +83,13 @@ class _Worker:
     tends to run it on the writer's CPU), where a lock or a queue wakes it on another CPU (an
     inter-processor interrupt; on a VM it cost about twice the rest of the hand-off)."""
 
-    __slots__ = ("job", "retired", "thread", "wake_r", "wake_w", "go")
+    __slots__ = ("job", "retired", "thread", "wake_r", "wake_w", "go", "home")
 
     def __init__(self) -> None:
         self.job: _Job | None = None  # the call it runs (set before it is woken)
         self.retired = False
         self.go: threading.Lock | None = None
+        self.home: wake_here.Home | None = None  # set as the thread starts: it is woken on its waker's CPU
         try:
             self.wake_r, self.wake_w = os.pipe()
         except OSError:  # no file descriptor left: a lock wakes it (more slowly)
@@ -110,12 +112,13 @@ class _Worker:
 
     def _main(self) -> None:
         try:
+            self.home = wake_here.home()
             self._serve()
         finally:
             self.close()
 
     def _serve(self) -> None:
-        thread, wake, go = self.thread, self.wake_r, self.go
+        thread, wake, go, home = self.thread, self.wake_r, self.go, self.home
         while True:
             job: _Job | None = None
             outcome: tuple[bool, Any] | None = None
@@ -130,6 +133,8 @@ class _Worker:
                     if not woken:
                         self._leave()
                         return
+                if home is not None:
+                    wake_here.widen(home)  # (woken on its waker's CPU: the whole mask back before the call)
                 job = self.job
                 thread.name = job.name  # type: ignore[union-attr]
                 outcome = job.run()  # type: ignore[union-attr]
@@ -202,6 +207,8 @@ def _submit(job: _Job) -> _Worker:
         except BaseException:
             worker.close()
             raise
+    if worker.home is not None:
+        wake_here.narrow(worker.home)
     if worker.go is not None:  # (its wake-up)
         worker.go.release()
         return worker
