@@ -65,11 +65,15 @@ def widen(worker: Home) -> None:
     """In the worker, once awake: its whole mask back (before it runs anything of a tool's)."""
     global _enabled
     if worker.narrowed:
-        worker.narrowed = False
         try:
             os.sched_setaffinity(0, worker.mask)
-        except OSError:  # (the mask it started with is no longer allowed: keep what the kernel gives)
-            _enabled = False
+        except OSError:  # the mask it started with is no longer allowed (a cpuset shrank): the main
+            _enabled = False  # thread's mask instead, and no more narrowing
+            try:
+                os.sched_setaffinity(0, os.sched_getaffinity(os.getpid()))
+            except OSError:
+                pass
+        worker.narrowed = False
 
 
 def steering() -> bool:
