@@ -8,17 +8,20 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import yaml
 
 from a0nb import safe_yaml
 from a0nb.atomic_io import write_text
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.pip_plugins import pip_plugins
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import distributions_only_on_sys_path
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
 META = "plugin.yaml"
@@ -87,9 +90,11 @@ def _folders(base: Path) -> list[Path]:
 class _EntryPoints:
     """The entry points of group `a0nb.plugins`, read again only when a folder on sys.path changed: installing,
     upgrading or removing a distribution adds or removes a folder there, which changes its mtime (the rule of
-    notebook/app_roots.pip_plugins). A process-wide cache, not state (every Agent's hierarchy reads it: a scan of
-    every installed distribution's metadata, about two thirds of a new Agent's time). A folder changed in the
-    last RACY_NS, or a finder of distributions that may look outside sys.path, means reading every time."""
+    files/pip_plugins). A process-wide cache, not state (every Agent's hierarchy reads it: a scan of every
+    installed distribution's metadata, about two thirds of a new Agent's time). A folder changed in the last
+    RACY_NS, or a finder of distributions that may look outside sys.path, means reading every time. The scan
+    (and importlib.metadata's import) happens only when files/pip_plugins finds the group named in some
+    distribution's entry_points.txt, or cannot tell: in a fresh process with its answer on disk, none."""
 
     def __init__(self) -> None:
         self._seen: tuple[Any, list[metadata.EntryPoint]] | None = None
@@ -98,7 +103,11 @@ class _EntryPoints:
         key = self._key()
         if key is not None and self._seen is not None and self._seen[0] == key:
             return self._seen[1]
-        eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        if pip_plugins():  # (some entry_points.txt names the group, or it cannot tell)
+            from importlib import metadata  # (only then: its import alone is about 40 ms)
+            eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        else:
+            eps = []
         self._seen = (key, eps) if key is not None else None
         return eps
 

@@ -85,3 +85,35 @@ def test_pip_plugins_are_read_again_once_a_sys_path_folder_changes(tmp_path: Pat
     os.utime(site)
     again = ENTRY_POINTS.get()
     assert ENTRY_POINTS.get() is not again
+
+
+def test_a_new_agent_reads_no_distribution_metadata_unless_one_declares_the_group(tmp_path: Path) -> None:
+    # files/pip_plugins answers from entry_points.txt files (and its cache on disk): importlib.metadata is
+    # imported, and every distribution's metadata scanned, only when some distribution names a0nb.plugins
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom a0nb import Agent\nfrom a0nb.testing import answer\n"
+            "agent = Agent(sys.argv[1], model=[answer('hi')])\nassert agent.ask('go').text == 'hi'\n"
+            "print('importlib.metadata' in sys.modules, 'greeter_pkg' in [p.name for p in agent.hierarchy.plugins])\n")
+    nb, site = tmp_path / "nb", tmp_path / "site"
+    nb.mkdir()
+    site.mkdir()
+    env = {**os.environ, "A0NB_HOME": str(tmp_path / "home"), "A0NB_TRUST": "*",
+           "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", code, str(nb)], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run() == "False False"
+    assert run() == "False False"  # (the answer kept on disk)
+    for rel, text in {"greeter_pkg/__init__.py": "", "greeter_pkg/plugin.yaml": "name: greeter_pkg\n",
+                      "greeter_pkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: greeter-pkg\nVersion: 1.0\n",
+                      "greeter_pkg-1.0.dist-info/entry_points.txt": "[a0nb.plugins]\ngreeter_pkg = greeter_pkg\n"}.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    assert run() == "True True"
