@@ -10,10 +10,12 @@ import os
 import sys
 import time
 
+from a0nb.atomic_io import StorageError, write_text
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import distributions_only_on_sys_path, user_home
 
-ENTRY_POINT_GROUP = b"a0nb.plugins"  # (files.plugins.ENTRY_POINT_GROUP as bytes; that module pulls in yaml)
+ENTRY_POINT_GROUP = "a0nb.plugins"
+_GROUP = ENTRY_POINT_GROUP.encode()  # (as entry_points.txt holds it)
 CACHE_NAME = "pip-plugins.json"
 
 
@@ -60,7 +62,7 @@ def _declares(entry: str) -> bool:
     for meta in metas:
         try:
             with open(os.path.join(meta, "entry_points.txt"), "rb") as f:
-                if ENTRY_POINT_GROUP in f.read():
+                if _GROUP in f.read():
                     return True
         except OSError:
             continue
@@ -77,19 +79,11 @@ def _read(path: str) -> dict[str, object]:
 
 
 def _write(path: str, data: dict[str, object]) -> None:
-    """Best effort (a read-only home only means reading the folders again next time); atomic, so a reader never
-    sees half a file."""
-    tmp = f"{path}.{os.getpid()}.tmp"
+    """Best effort: a read-only home only means reading the folders again next time."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        write_text(path, json.dumps(data), "plugin cache")
+    except StorageError:
+        pass
 
 
-__all__ = ["CACHE_NAME", "pip_plugins"]
+__all__ = ["CACHE_NAME", "ENTRY_POINT_GROUP", "pip_plugins"]

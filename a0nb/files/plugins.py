@@ -16,7 +16,7 @@ import yaml
 from a0nb import safe_yaml
 from a0nb.atomic_io import write_text
 from a0nb.diagnostics import Diagnostics
-from a0nb.files.pip_plugins import pip_plugins
+from a0nb.files.pip_plugins import ENTRY_POINT_GROUP, pip_plugins
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import distributions_only_on_sys_path
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
 META = "plugin.yaml"
-ENTRY_POINT_GROUP = "a0nb.plugins"
 
 
 @dataclass(frozen=True)
