@@ -33,7 +33,7 @@ from a0nb.files.skills import normalise_name, read_skill_file, search_skills, sk
 from a0nb.providers.chunks import delta_of, field
 from a0nb.files.contracts import ContractError
 from a0nb.files.feature_plugin import FeaturePlugin
-from a0nb.files.feature_text import feature_templates
+from a0nb.files.feature_text import feature_templates, template_features
 from a0nb.providers.extension import ProviderExtension
 from a0nb.providers.lattice_core import LatticeCore, Session
 from a0nb.providers.plugin_api import ProviderExtensionPlugin, ProviderPlugin
@@ -98,5 +98,5 @@ __all__ = [
     "Agent", "DirtyJson", "parse_dirty", "first_closed_object", "StreamMasker", "agent_zero_alias", "user_home",
     # Crystal Lattice plugin contracts (also importable as agent_core.types in files a0nb loads)
     "ProviderPlugin", "ProviderExtensionPlugin", "FeaturePlugin", "ToolPlugin", "ContractError",
-    "LatticeCore", "Session", "feature_templates",
+    "LatticeCore", "Session", "feature_templates", "template_features",
 ] + [name for name, value in list(globals().items()) if name.isupper() and isinstance(value, str) and value in POINTS]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
-from a0nb.engine import composition, loop
+from a0nb.engine import composition, loop, section_memo
 from a0nb.engine.calls import ModelCalls
 from a0nb.engine.config import AgentSettings, ProjectState, profiles, set_profile, warm_up
 from a0nb.engine.control import TurnControl, turn_flag
@@ -255,8 +255,8 @@ class Agent(Registration):
     async def get_system_prompt(self, ld: LoopData) -> list[str]:
         system: list[str] = []
         ld.system_origin = {}
-        await self.fire("system_prompt", system_prompt=system, loop_data=ld)
-        return system
+        await section_memo.fire_system_prompt(self, ld, system)  # (the `system_prompt` point, reused whole while
+        return system                                             # nothing its sections depend on changed)
 
     @extensible
     async def prepare_prompt(self, ld: LoopData) -> list[dict[str, Any]]:

@@ -35,7 +35,12 @@ _TRUSTED = 1 << 30
 
 
 class Extension:
-    """Base class for extension files: one subclass per file; `execute(**kwargs)` may be async."""
+    """Base class for extension files: one subclass per file; `execute(**kwargs)` may be async.
+
+    At `system_prompt`, a subclass may also define `section_inputs(agent)` (a static method): a tuple of
+    everything its sections depend on besides prompt files and their variables loaders, compared with ==,
+    or None to be called anyway. While every extension at the point returns inputs equal to the last fire's,
+    the point's sections are reused without calling them (engine/section_memo.py)."""
 
     def __init__(self, agent: Any = None, **kwargs: Any) -> None:
         self.agent = agent

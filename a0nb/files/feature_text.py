@@ -72,15 +72,19 @@ def _hit(features: Sequence[Any], text: str, pos: int) -> tuple[Any, dict[str, A
     return None
 
 
+def template_features(agent: Any) -> list[Any]:
+    """The features that define `get_template` (discovered and registered ones)."""
+    registry = getattr(getattr(agent, "shared", None), "lattice", None)
+    if registry is None or not registry.features:  # discovered features only: their filter is kept with them
+        return agent.hierarchy.memo(("features", "get_template"),  # type: ignore[no-any-return]
+                                    lambda: _lattice(features(agent), "get_template"))
+    return _lattice(features(agent), "get_template")
+
+
 def feature_templates(agent: Any) -> list[TemplateText]:
     """Each feature's non-empty `get_template(config)`, as a section whose source is the feature."""
     out: list[TemplateText] = []
-    registry = getattr(getattr(agent, "shared", None), "lattice", None)
-    if registry is None or not registry.features:  # discovered features only: their filter is kept with them
-        found = agent.hierarchy.memo(("features", "get_template"), lambda: _lattice(features(agent), "get_template"))
-    else:
-        found = _lattice(features(agent), "get_template")
-    for feature in found:
+    for feature in template_features(agent):
         text = feature.instance.get_template(dict(feature.config))
         if text:
             source = FeatureSource(f"{feature.name}.get_template", feature.root_label, feature.path)
@@ -88,4 +92,4 @@ def feature_templates(agent: Any) -> list[TemplateText]:
     return out
 
 
-__all__ = ["expand_completions", "feature_templates", "TemplateText", "FeatureSource"]
+__all__ = ["expand_completions", "feature_templates", "template_features", "TemplateText", "FeatureSource"]

@@ -13,13 +13,14 @@ if TYPE_CHECKING:
     from a0nb.files.prompts import PromptEngine
     from a0nb.files.rendered import Rendered
 
-__all__ = ["PromptMemo", "RenderCache", "render_key"]
+__all__ = ["MISS", "PromptMemo", "RenderCache", "render_key"]
 
 T = TypeVar("T")
 _SIZE = 512
 _DERIVED = 64
 _SCALARS = (str, int, float, bool, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
+MISS: Any = object()  # what PromptMemo.lookup returns when nothing is kept
 Loaded = tuple[tuple[Path, Path, str, dict[str, Any]], ...]  # each loader a render ran: (.py, .md, name, result)
 Entry = tuple[tuple[tuple[Path, tuple[int, int] | None], ...], "Rendered", Loaded]
 
@@ -95,9 +96,23 @@ class PromptMemo:
     def __call__(self, key: Hashable, inputs: Any, build: Callable[[], T]) -> T:
         """`build()`, or its earlier result when the files, `inputs` (everything `build` reads besides prompt
         renders, compared with ==) and the renders' variables loaders are as they were then."""
-        engine = self._engine
         if not self.active:
             return build()
+        hit = self.lookup(key, inputs)
+        if hit is not MISS:
+            return hit  # type: ignore[no-any-return]
+        outer = self.begin()
+        try:
+            value = build()
+        finally:
+            renders = self.end(outer)
+        self.store(key, inputs, value, renders)
+        return value
+
+    def lookup(self, key: Hashable, inputs: Any) -> Any:
+        """The value kept for `key` while the files, `inputs` and its renders' variables loaders are as they
+        were when it was stored; MISS otherwise."""
+        engine = self._engine
         if self._version != engine.version:  # a prompt file, a folder or the hierarchy changed
             self._entries.clear()
             self._version = engine.version
@@ -105,14 +120,24 @@ class PromptMemo:
         if hit is not None and hit[0] == inputs and (not hit[2] or all(engine.vars_unchanged(*r) for r in hit[2])):
             if engine.recording is not None:  # a build inside another one: the outer one rechecks these too
                 engine.recording.extend(hit[2])
-            return hit[1]  # type: ignore[no-any-return]
+            return hit[1]
+        return MISS
+
+    def begin(self) -> list[Any] | None:
+        """Start recording the renders of a build (`end` stops it, given what this returned)."""
+        engine = self._engine
         outer, engine.recording = engine.recording, []
-        try:
-            value = build()
-        finally:
-            renders, engine.recording = engine.recording, outer
+        return outer
+
+    def end(self, outer: list[Any] | None) -> list[Any]:
+        """Stop recording: the renders made since `begin` (handed on to an enclosing build too)."""
+        engine = self._engine
+        renders, engine.recording = engine.recording or [], outer
         if outer is not None:
             outer.extend(renders)
-        if None not in renders:  # every render it made is reusable (cached, no recently written file)
+        return renders
+
+    def store(self, key: Hashable, inputs: Any, value: Any, renders: list[Any]) -> None:
+        """Keep `value` for `key` if every render it made is reusable (cached, no recently written file)."""
+        if None not in renders:
             self._entries[key] = (inputs, value, tuple(r for r in renders if r))
-        return value

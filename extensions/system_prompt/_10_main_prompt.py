@@ -3,13 +3,19 @@ from a0nb.ext import Extension, extensible
 from a0nb.ext import section
 
 
+def inputs(agent):
+    """What the section depends on besides prompt files (the same Path object step after step: compared by identity)."""
+    return agent.hierarchy.workdir, agent.project.variables
+
+
 @extensible
 def build_prompt(agent):
-    workdir = agent.hierarchy.workdir  # (the same Path object step after step: the key compares by identity)
-    return agent.prompts.reuse("main", (workdir, agent.project.variables),
-                               lambda: agent.render_prompt("agent.system.main.md", workdir=str(workdir)))
+    key = inputs(agent)
+    return agent.prompts.reuse("main", key, lambda: agent.render_prompt("agent.system.main.md", workdir=str(key[0])))
 
 
 class MainPrompt(Extension):
+    section_inputs = staticmethod(inputs)
+
     def execute(self, system_prompt=None, loop_data=None, **kwargs):
         system_prompt.append(self.agent.prompts.reuse.derived(build_prompt(self.agent), section))

@@ -8,12 +8,16 @@ from a0nb.ext import Section
 PREFIX, SUFFIX = "agent.system.tool.", ".md"
 
 
+def inputs(agent):
+    """What the catalogue depends on besides prompt files (copies of the registrations: compared later)."""
+    per_file = agent.tool_prompt_kwargs
+    return (agent.hierarchy.generation, agent.project.variables, dict(agent.tools.registered),
+            {k: dict(v) for k, v in per_file.items()} if per_file else None)
+
+
 @extensible
 def build_prompt(agent):
-    per_file = agent.tool_prompt_kwargs
-    inputs = (agent.hierarchy.generation, agent.project.variables, dict(agent.tools.registered),
-              {k: dict(v) for k, v in per_file.items()} if per_file else None)
-    return agent.prompts.reuse("tools", inputs, lambda: _catalogue(agent, per_file))
+    return agent.prompts.reuse("tools", inputs(agent), lambda: _catalogue(agent, agent.tool_prompt_kwargs))
 
 
 def _catalogue(agent, per_file):
@@ -31,5 +35,7 @@ def _catalogue(agent, per_file):
 
 
 class ToolsPrompt(Extension):
+    section_inputs = staticmethod(inputs)
+
     def execute(self, system_prompt=None, loop_data=None, **kwargs):
         system_prompt.append(build_prompt(self.agent))

@@ -12,7 +12,14 @@ async def build_prompt(agent):
     return mcp_tools_prompt(agent, manager)
 
 
+def inputs(agent):
+    """Nothing while no server is configured; with servers, None: the section is asked for at every step."""
+    return None if mcp_of(agent).servers else ()
+
+
 class MCPToolsPrompt(Extension):
+    section_inputs = staticmethod(inputs)
+
     async def execute(self, system_prompt=None, loop_data=None, **kwargs):
         text = await build_prompt(self.agent)
         if text:

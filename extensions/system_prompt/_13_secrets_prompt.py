@@ -3,12 +3,16 @@ from a0nb.ext import Extension, extensible
 from a0nb.ext import section
 
 
+def inputs(agent):
+    """Secret aliases and project variables (a Secrets is immutable and the agent hands out the same one
+    until a secret or credential changed)."""
+    return agent.secrets, agent.project.variables
+
+
 @extensible
 def build_prompt(agent):
-    secrets = agent.secrets
-    variables = agent.project.variables
-    # (a Secrets is immutable and the agent hands out the same one until a secret or credential changed)
-    return agent.prompts.reuse("secrets", (secrets, variables), lambda: _render(agent, secrets, variables))
+    key = inputs(agent)
+    return agent.prompts.reuse("secrets", key, lambda: _render(agent, *key))
 
 
 def _render(agent, secrets, variables):
@@ -21,6 +25,8 @@ def _render(agent, secrets, variables):
 
 
 class SecretsPrompt(Extension):
+    section_inputs = staticmethod(inputs)
+
     def execute(self, system_prompt=None, loop_data=None, **kwargs):
         rendered = build_prompt(self.agent)
         if rendered is not None:

@@ -3,10 +3,14 @@ from a0nb.ext import Extension, extensible
 from a0nb.ext import section
 
 
+def inputs(agent):
+    return (agent.project,)  # (immutable: the agent hands out the same one until a project file changed)
+
+
 @extensible
 def build_prompt(agent):
-    project = agent.project  # (immutable: the agent hands out the same one until a project file changed)
-    return agent.prompts.reuse("project", (project,), lambda: _render(agent, project))
+    key = inputs(agent)
+    return agent.prompts.reuse("project", key, lambda: _render(agent, key[0]))
 
 
 def _render(agent, project):
@@ -20,6 +24,8 @@ def _render(agent, project):
 
 
 class ProjectPrompt(Extension):
+    section_inputs = staticmethod(inputs)
+
     def execute(self, system_prompt=None, loop_data=None, **kwargs):
         rendered = build_prompt(self.agent)
         if rendered is not None:
