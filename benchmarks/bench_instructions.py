@@ -81,7 +81,7 @@ def main(sizes: list[int]) -> str:
         "# Instructions per loop step (valgrind cachegrind; user space only)", "",
         f"`python benchmarks/bench_instructions.py {' '.join(map(str, sizes))}`: "
         f"{(ASKS + 1) * (LONG - SHORT)} extra steps per figure, {time.time() - started:.0f} s in all. "
-        "Deterministic to about 0.5 %; the CPU-time rows in latest.md are the goal's measure.", "", *rows, ""])
+        "One commit measures within about ±3 % from run to run (when collections fall, with the tool thread interleaved); the CPU-time rows in latest.md are the goal's measure.", "", *rows, ""])
 
 
 if __name__ == "__main__":
