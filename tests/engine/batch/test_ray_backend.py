@@ -16,6 +16,8 @@ from a0nb.errors import ConfigError
 from a0nb.testing import answer, tool_reply
 from test_map import CITIES, by_city  # type: ignore[import-not-found]
 
+pytestmark = pytest.mark.slow  # a real local Ray (tens of seconds): left out of `make test-fast`
+
 WHERE = '''import os
 
 def where() -> str:

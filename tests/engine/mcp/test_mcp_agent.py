@@ -14,6 +14,8 @@ import pytest
 from a0nb import Agent
 from a0nb.testing import answer, tool_reply
 
+pytestmark = pytest.mark.slow  # real MCP server processes: left out of `make test-fast`
+
 TOY = str(Path(__file__).with_name("toy_server.py"))
 
 
