@@ -30,6 +30,7 @@ from a0nb.files.points import FUNCTION_POINT_PREFIX, POINTS, Point
 from a0nb.files.imports import alias_target as agent_zero_alias
 from a0nb.files.secrets import StreamMasker, alias as secret_alias
 from a0nb.files.skills import normalise_name, read_skill_file, search_skills, skill_text
+from a0nb.files.source_import import source_spec
 from a0nb.providers.chunks import delta_of, field
 from a0nb.files.contracts import ContractError
 from a0nb.files.feature_plugin import FeaturePlugin
@@ -96,6 +97,7 @@ __all__ = [
     "ProviderExtension", "ThinkSplitter", "delta_of", "field",
     # for a0nb.compat (Agent Zero's names): the agent, reply parsing, stream masking, the user's a0nb home
     "Agent", "DirtyJson", "parse_dirty", "first_closed_object", "StreamMasker", "agent_zero_alias", "user_home",
+    "source_spec",
     # Crystal Lattice plugin contracts (also importable as agent_core.types in files a0nb loads)
     "ProviderPlugin", "ProviderExtensionPlugin", "FeaturePlugin", "ToolPlugin", "ContractError",
     "LatticeCore", "Session", "feature_templates", "template_features",

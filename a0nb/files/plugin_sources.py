@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.machinery
 import importlib.util
 import inspect
 import json
@@ -21,6 +20,7 @@ from urllib.parse import urlparse
 from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import how_to_trust, is_trusted
 from a0nb.files.import_aliases import AliasFinder, AliasScope
+from a0nb.files.source_import import source_finder
 
 ALLOW_ENV = "A0NB_ALLOW_REMOTE_PLUGINS"   # remote installs: off unless the user's environment says 1/true
 HOSTS_ENV = "A0NB_PLUGIN_HOSTS"           # comma-separated allowlist (default github.com; `file` = file:// URLs)
@@ -142,7 +142,7 @@ def _import_now(dotted: str, root: Path | None) -> ModuleType:
         return importlib.import_module(dotted)
     top = dotted.split(".")[0]
     if top not in sys.modules or not str(getattr(sys.modules[top], "__file__", "")).startswith(str(root)):
-        spec = importlib.machinery.PathFinder.find_spec(top, [str(root)])
+        spec = source_finder(root).find_spec(top)  # (its packages' modules too: from source, never bytecode)
         if spec is None or spec.loader is None:
             raise ModuleNotFoundError(f"no module named {top!r} in {root}")
         module = importlib.util.module_from_spec(spec)

@@ -15,6 +15,7 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import is_trusted
 from a0nb.files.imports import plain_redirector
 from a0nb.files.prompt_lookup import RACY_NS
+from a0nb.files.source_import import source_spec
 
 __all__ = ["VariablesPlugin", "VariablesLoaders", "as_text", "py_name"]
 
@@ -119,7 +120,7 @@ class VariablesLoaders:
     def _import(self, path: Path) -> tuple[type | None, str]:
         module_name = f"_a0nb_prompt_vars_{id(self):x}_{next(self._module_ids)}"
         try:
-            spec = importlib.util.spec_from_file_location(module_name, path)
+            spec = source_spec(module_name, path)  # (never a stale or planted bytecode cache)
             if spec is None or spec.loader is None:
                 return None, "cannot be imported as a Python file"
             module = importlib.util.module_from_spec(spec)

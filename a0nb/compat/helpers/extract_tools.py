@@ -5,7 +5,7 @@ import importlib.util
 import inspect
 from typing import Any
 
-from a0nb.ext import first_closed_object, parse_dirty
+from a0nb.ext import first_closed_object, parse_dirty, source_spec
 
 
 def extract_json_root_string(content: str) -> str | None:
@@ -21,7 +21,7 @@ def json_parse_dirty(text: str) -> dict[str, Any] | None:
 
 
 def load_classes_from_file(file: str, cls: type, one_per_file: bool = True) -> list[type]:
-    spec = importlib.util.spec_from_file_location(f"_a0_compat_{abs(hash(file))}", file)
+    spec = source_spec(f"_a0_compat_{abs(hash(file))}", file)  # from its text, as a0nb loads every user file
     if spec is None or spec.loader is None:
         return []
     module = importlib.util.module_from_spec(spec)
