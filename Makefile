@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Everything here runs as in a user's kernel, where Python writes its bytecode caches (a0nb itself never reads
+# or writes one for a user's file: tests/files/test_source_import.py); a PYTHONDONTWRITEBYTECODE in the
+# environment would hide that difference, and make every run compile the tests again
+unexport PYTHONDONTWRITEBYTECODE
 # folder trust (docs/security.md): the project's own tests, notebooks and benchmarks run their folders' code
 TRUST_SELF := A0NB_TRUST='*'
 
@@ -25,11 +29,12 @@ browser-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing and cannot be installed here: the browser test will be skipped (loudly)"; fi; }
 
-# The inner loop: unit tests of every layer (no browser, no notebooks, no real kernels), under 30 s.
+# The inner loop: unit tests of every layer (no browser, no notebooks, no real kernels), under 30 s on two
+# cores: one pytest-xdist worker per core. `make test` stays serial (real servers, kernels and a browser).
 FAST := tests/files tests/engine tests/providers tests/inspector tests/test_ext.py
 
 test-fast: $(STAMP)
-	$(TRUST_SELF) $(BIN)/python -m pytest -q -x -m "not slow" $(FAST) $(PYTEST_ARGS)
+	$(TRUST_SELF) $(BIN)/python -m pytest -q -x -m "not slow" -n auto $(FAST) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/lint-imports

@@ -231,6 +231,7 @@ def _native_turn() -> list[list[dict[str, Any]]]:
             _tool_call_chunks("response", {"text": "It is 391."}, "call_2")]
 
 
+@pytest.mark.slow  # imports litellm (~3 s): left out of `make test-fast`
 def test_native_tools_send_schemas_and_run_the_native_calls(nb: Path, fake_litellm: Any) -> None:
     fake = fake_litellm(_native_turn())
     agent = Agent(nb, model="openai/gpt-4o-mini", settings={"native_tools": True})
@@ -249,6 +250,7 @@ def test_native_tools_send_schemas_and_run_the_native_calls(nb: Path, fake_litel
     assert agent.history.validate() == []
 
 
+@pytest.mark.slow  # imports litellm (~3 s): left out of `make test-fast`
 def test_without_native_tools_no_schemas_are_sent_but_native_calls_are_accepted(nb: Path, fake_litellm: Any) -> None:
     fake = fake_litellm(_native_turn())
     agent = Agent(nb, model="openai/gpt-4o-mini")
@@ -256,6 +258,7 @@ def test_without_native_tools_no_schemas_are_sent_but_native_calls_are_accepted(
     assert all("tools" not in call and "tool_choice" not in call for call in fake.calls)
 
 
+@pytest.mark.slow  # imports litellm (~3 s): left out of `make test-fast`
 def test_native_tool_calls_record_and_replay_with_the_schemas_in_the_fingerprint(nb: Path, fake_litellm: Any) -> None:
     fake_litellm(_native_turn())
     recorder = Agent(nb, model="record:native.yaml:openai/gpt-4o-mini", settings={"native_tools": True})
@@ -278,6 +281,7 @@ def test_native_tool_calls_record_and_replay_with_the_schemas_in_the_fingerprint
 # ---------------------------------------------------------------- litellm's mock_response through an agent
 
 
+@pytest.mark.slow  # imports litellm (~3 s): left out of `make test-fast`
 def test_litellm_mock_response_end_to_end_through_the_agent(nb: Path) -> None:
     _litellm()
     reply = "<think>not split: litellm has a reasoning channel</think>" + tool_reply("response", text="4")
