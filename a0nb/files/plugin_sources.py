@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import json
@@ -20,7 +21,7 @@ from urllib.parse import urlparse
 from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import how_to_trust, is_trusted
 from a0nb.files.import_aliases import AliasFinder, AliasScope
-from a0nb.files.source_import import source_finder
+from a0nb.files.source_import import source_root
 
 ALLOW_ENV = "A0NB_ALLOW_REMOTE_PLUGINS"   # remote installs: off unless the user's environment says 1/true
 HOSTS_ENV = "A0NB_PLUGIN_HOSTS"           # comma-separated allowlist (default github.com; `file` = file:// URLs)
@@ -142,12 +143,14 @@ def _import_now(dotted: str, root: Path | None) -> ModuleType:
         return importlib.import_module(dotted)
     top = dotted.split(".")[0]
     if top not in sys.modules or not str(getattr(sys.modules[top], "__file__", "")).startswith(str(root)):
-        spec = source_finder(root).find_spec(top)  # (its packages' modules too: from source, never bytecode)
-        if spec is None or spec.loader is None:
+        source_root(root)  # (its modules, and those its packages import, from source: never bytecode)
+        spec = importlib.machinery.PathFinder.find_spec(top, [str(root)])
+        if spec is None or (spec.loader is None and not spec.submodule_search_locations):
             raise ModuleNotFoundError(f"no module named {top!r} in {root}")
-        module = importlib.util.module_from_spec(spec)
+        module = importlib.util.module_from_spec(spec)  # (a folder without __init__.py: a namespace package)
         sys.modules[top] = module
-        spec.loader.exec_module(module)
+        if spec.loader is not None:
+            spec.loader.exec_module(module)
     return importlib.import_module(dotted)
 
 

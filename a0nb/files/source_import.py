@@ -9,7 +9,7 @@ hierarchy's change check took for an edit. The installation's own files keep the
 caches are written at install time, in a folder that is a0nb's).
 
 A plugin folder's packages (the setting `plugin_sources`) import their own modules with Python's import
-statement; `source_finder` makes every folder under such a root load the same way (a path hook that claims
+statement; `source_root` makes every folder under such a root load the same way (a path hook that claims
 only those folders; compiled extension modules still load, bytecode files never do)."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import sys
 import threading
 from types import CodeType
 
-__all__ = ["SourceOnlyLoader", "source_finder", "source_spec"]
+__all__ = ["SourceOnlyLoader", "source_root", "source_spec"]
 
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
@@ -53,9 +53,9 @@ def _hook(path: str) -> importlib.machinery.FileFinder:
     return importlib.machinery.FileFinder(path, *_LOADERS)
 
 
-def source_finder(folder: str | os.PathLike[str]) -> importlib.machinery.FileFinder:
-    """The finder for `folder`'s modules, loading them from source; from now on a package found in it (at any
-    depth) imports its own modules the same way. Process-wide, as the import system it extends."""
+def source_root(folder: str | os.PathLike[str]) -> None:
+    """From now on, modules that Python's path finder finds in `folder` or below (a package's own imports too)
+    load from source. Process-wide, as the import system it extends."""
     root = os.path.abspath(os.fspath(folder))
     with _LOCK:
         if _hook not in sys.path_hooks:
@@ -64,4 +64,3 @@ def source_finder(folder: str | os.PathLike[str]) -> importlib.machinery.FileFin
             _ROOTS.add(root)
             for path in [p for p in list(sys.path_importer_cache) if isinstance(p, str) and _under_root(p)]:
                 sys.path_importer_cache.pop(path, None)  # (a finder Python's hook made for it before)
-    return importlib.machinery.FileFinder(root, *_LOADERS)

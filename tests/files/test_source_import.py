@@ -149,3 +149,16 @@ def test_a_plugin_folders_packages_import_their_modules_from_source(nb: Path, tm
                   settings={"plugin_sources": [f"path:{repo}"]})
     assert _probe(agent) == "from the source"
     assert sorted((pkg / "__pycache__").iterdir()) == sorted(planted)  # (and nothing written: no __init__'s)
+
+
+def test_a_namespace_package_in_a_plugin_folder_still_imports_from_source(nb: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    pkg = repo / "loose_plugins"  # no __init__.py: a namespace package
+    pkg.mkdir(parents=True)
+    (pkg / "probe_tool.py").write_text(CL_TOOL.format(helper="words").replace("from .words import WORD",
+                                                                             "WORD = 'from the source'"))
+    _plant(pkg / "probe_tool.py", CL_TOOL.format(helper="words").replace("from .words import WORD", "WORD = 'PLANTED'"))
+    (repo / "agent_plugin.json").write_text(json.dumps({"entries": ["loose_plugins.probe_tool.Probe"]}))
+    agent = Agent(nb, model=[json.dumps({"tool_name": "probe", "tool_args": {}}), answer("done")],
+                  settings={"plugin_sources": [f"path:{repo}"]})
+    assert _probe(agent) == "from the source"
