@@ -21,7 +21,7 @@ from a0nb.folder_trust import BUNDLED_PARTS, is_trusted
 from a0nb.files.imports import Redirector, plain_redirector
 from a0nb.resources import bundled_root
 from a0nb.files.import_aliases import AliasFinder, AliasScope
-from a0nb.files.source_import import source_spec
+from a0nb.files.source_import import installed_spec, source_spec
 
 
 # sys.modules and the import hooks a load installs are process-wide: agents on several threads (Agent.map)
@@ -133,8 +133,8 @@ class ModuleLoader:
     def _import_locked(self, path: Path, module_name: str, area: str, redirector: Redirector,
                        from_source: bool = True) -> ModuleType | None:
         """`from_source`: a user's file, compiled from its text (source_import); the installation's own files
-        (False) use Python's bytecode cache, written when a0nb was installed."""
-        spec = (source_spec if from_source else importlib.util.spec_from_file_location)(module_name, path)
+        (False) read Python's bytecode cache, written when a0nb was installed, and write none."""
+        spec = (source_spec if from_source else installed_spec)(module_name, path)
         if spec is None or spec.loader is None:
             self.diagnostics.add("error", area, "cannot be imported as a Python module", path)
             return None

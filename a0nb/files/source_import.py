@@ -5,8 +5,10 @@ header matches by the source's mtime in whole seconds and its size, or not at al
 file (PEP 552). So an edit saved within the second the previous version was written, at the same size (a
 digit changed), ran the old code; and a folder could carry a `.pyc` that runs instead of the `.py` its user
 read before trusting it. Writing the cache also changed the mtime of the user's folders, which the
-hierarchy's change check took for an edit. The installation's own files keep the normal loader (their
-caches are written at install time, in a folder that is a0nb's).
+hierarchy's change check took for an edit. The installation's own files read the bytecode cache written when
+a0nb was installed (pip compiles a wheel's files; `make install` compiles a checkout's) but never write one
+(`installed_spec`): the hierarchy watches their folders too, and a cache written there mid-session, in a
+checkout, read as an edit of the installation and dropped every cache keyed on the folders.
 
 A plugin folder's packages (the setting `plugin_sources`) import their own modules with Python's import
 statement; `source_root` makes every folder under such a root load the same way (a path hook that claims
@@ -20,7 +22,7 @@ import sys
 import threading
 from types import CodeType
 
-__all__ = ["SourceOnlyLoader", "source_root", "source_spec"]
+__all__ = ["CacheReadingLoader", "SourceOnlyLoader", "installed_spec", "source_root", "source_spec"]
 
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
@@ -29,6 +31,19 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname: str) -> CodeType:
         path = self.get_filename(fullname)
         return self.source_to_code(self.get_data(path), path)  # type: ignore[no-any-return]
+
+
+class CacheReadingLoader(importlib.machinery.SourceFileLoader):
+    """Python's source-file loader, reading a valid bytecode cache as it does, writing none."""
+
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        """(SourceLoader's one way of writing: the bytecode cache)"""
+
+
+def installed_spec(module_name: str, path: str | os.PathLike[str]) -> importlib.machinery.ModuleSpec | None:
+    """The spec of one of the installation's own files, loaded by CacheReadingLoader."""
+    name = os.fspath(path)
+    return importlib.util.spec_from_file_location(module_name, name, loader=CacheReadingLoader(module_name, name))
 
 
 def source_spec(module_name: str, path: str | os.PathLike[str]) -> importlib.machinery.ModuleSpec | None:

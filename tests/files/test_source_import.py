@@ -125,6 +125,28 @@ def test_nothing_is_written_beside_the_users_files(nb: Path) -> None:
     assert _caches(nb) == []
 
 
+def test_an_installed_file_reads_its_install_time_cache_and_writes_none(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The installation's own folders are watched by the hierarchy as well: a cache written there on first import
+    (a checkout, where nothing compiled them at install) changed their mtime mid-session, which read as an edit."""
+    from a0nb.diagnostics import Diagnostics
+    from a0nb.files import loader as loader_mod
+    from a0nb.files.loader import InstalledModules, ModuleLoader
+    folder = tmp_path / "install" / "extensions" / "message_loop_start"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(loader_mod, "installed", lambda path: path.startswith(str(tmp_path / "install")))
+    fresh, compiled = folder / "_10_fresh.py", folder / "_20_compiled.py"
+    for path in (fresh, compiled):
+        path.write_text("WORD = 'source'\n")
+    planted = _plant(compiled, "WORD = 'compiled at install'\n")  # (Python's loader runs a cache like this one)
+    os.utime(folder, ns=(10**18,) * 2)
+    loader = ModuleLoader(Diagnostics(), shared=InstalledModules())
+    assert loader.load(fresh, "extensions.message_loop_start._10_fresh", "extension").WORD == "source"
+    assert loader.load(compiled, "extensions.message_loop_start._20_compiled", "extension").WORD == \
+        "compiled at install"
+    assert list(planted.parent.iterdir()) == [planted] and folder.stat().st_mtime_ns == 10**18  # nothing written
+
+
 def test_agent_zeros_load_classes_from_file_reads_the_source(nb: Path) -> None:
     from a0nb.compat.helpers.extract_tools import load_classes_from_file
     from a0nb import Tool
