@@ -473,10 +473,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def precompile(env: dict[str, str], log: Path) -> None:
-    """Write the .pyc files of a0nb and of the bundled extensions, tools and plugins once, as an install does."""
+    """Write the .pyc files of a0nb and of the bundled code once, as an install does (`make install` compiles
+    the same bundled folders; a0nb reads those caches and never writes one; prompts/' variables loaders always
+    run from their source, so no cache of theirs is written)."""
     import subprocess
     repo = HERE.parent
-    folders = [repo / d for d in ("a0nb", "extensions", "tools", "plugins", "prompts", "agents", "benchmarks")]
+    folders = [repo / d for d in ("a0nb", "extensions", "tools", "agents", "plugins", "providers", "benchmarks")]
     with open(log, "a") as out:
         subprocess.run([MAIN_PY, "-m", "compileall", "-q", "-x", r"\.venv", *map(str, filter(Path.exists, folders))],
                        env=env, stdout=out, stderr=subprocess.STDOUT, check=False)

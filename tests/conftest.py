@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,43 @@ def _guarded_connect(self: socket.socket, address: object) -> object:
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+
+
+def _installation_folders() -> list[str]:
+    from a0nb.folder_trust import BUNDLED_PARTS
+    from a0nb.resources import bundled_root
+    out = []
+    for part in BUNDLED_PARTS:
+        for folder, subs, _files in os.walk(bundled_root() / part):
+            subs[:] = [d for d in subs if d != "__pycache__"]
+            out.append(folder)
+    return out
+
+
+_INSTALLATION: list[str] = []
+
+
+def _stats(folders: list[str]) -> list[object]:
+    out: list[object] = []
+    for folder in folders:
+        try:
+            out.append(os.stat(folder).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _installation_untouched() -> Iterator[None]:
+    """No test writes into the installation's folders (a0nb's own prompts, extensions, tools, ...): the agents
+    of later tests watch them, and a changed folder reads as an edit (a young folder is not cached for a while),
+    so one test's write made another fail depending on the order. A bytecode cache counts: write none there."""
+    if not _INSTALLATION:
+        _INSTALLATION[:] = _installation_folders()
+    before = _stats(_INSTALLATION)
+    yield
+    changed = [f for f, a, b in zip(_INSTALLATION, before, _stats(_INSTALLATION)) if a != b]
+    assert not changed, f"this test wrote into the installation's folders: {changed}"
 
 
 @pytest.fixture

@@ -21,6 +21,10 @@ import os
 import sys
 import threading
 from types import CodeType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # (collections.abc.Buffer from Python 3.12)
 
 __all__ = ["CacheReadingLoader", "SourceOnlyLoader", "installed_spec", "source_root", "source_spec"]
 
@@ -36,7 +40,7 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 class CacheReadingLoader(importlib.machinery.SourceFileLoader):
     """Python's source-file loader, reading a valid bytecode cache as it does, writing none."""
 
-    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+    def set_data(self, path: str, data: Buffer, *, _mode: int = 0o666) -> None:
         """(SourceLoader's one way of writing: the bytecode cache)"""
 
 

@@ -12,13 +12,14 @@ from typing import Any, Callable
 import pytest
 
 from a0nb import Agent
+from a0nb.files.source_import import installed_spec
 from a0nb.testing import answer, tool_reply
 
 EXTENSIONS = Path(__file__).resolve().parents[2] / "extensions"
 
 
 def _module(rel: str) -> Any:
-    spec = importlib.util.spec_from_file_location("bundled_" + Path(rel).stem, EXTENSIONS / rel)
+    spec = installed_spec("bundled_" + Path(rel).stem, EXTENSIONS / rel)  # (as a0nb loads it: no cache written)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -428,7 +428,8 @@ def subordinate_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
         stub.VariablesPlugin = type("VariablesPlugin", (), {})  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, "a0nb", stub)
     path = PROMPTS / "agent.system.tool.call_subordinate.py"
-    spec = importlib.util.spec_from_file_location("_test_call_subordinate_vars", path)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # (a cache written into the installation's prompts/
+    spec = importlib.util.spec_from_file_location("_test_call_subordinate_vars", path)  # would change its mtime)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
