@@ -250,20 +250,17 @@ class Extensions(PointRegistry):
             run_chain_sync(self, chain, point, agent, kwargs)
 
     def _settle_sync(self, info: ExtensionInfo, point: str, result: Any) -> None:
-        """What a sync point does with an extension's non-None result: runs a coroutine to its end when no event
-        loop runs (an agent built in plain Python, as Agent Zero's agent_init examples are written), refuses
-        an awaitable otherwise, ignores anything else."""
-        if inspect.iscoroutine(result) and _no_running_loop():
+        """What a sync point does with an extension's non-None result: runs a coroutine to its end (Agent Zero's
+        own agent_init example is an `async def execute`), refuses another awaitable, ignores anything else."""
+        if inspect.iscoroutine(result):
             try:
-                asyncio.run(result)
+                _run_to_end(result)
             except (A0Error, RepairableError, KeyboardInterrupt):
                 raise
             except (Exception, SystemExit) as exc:
                 raise wrap(info, point, exc) from exc
             return
         if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()
             raise ExtensionError(f"extension {info.label} is async but point {point} is synchronous; "
                                  "make its execute() a plain def")
 
@@ -325,6 +322,30 @@ def _no_running_loop() -> bool:
     except RuntimeError:
         return True
     return False
+
+
+def _run_to_end(coro: Any) -> None:
+    """Run a coroutine to its end from synchronous code: here when no event loop runs in this thread (an agent
+    built in plain Python), else on a loop of its own in a helper thread, this thread waiting (an agent built in
+    a notebook cell, where the kernel's loop runs, or in a tool on the agent's loop), with this thread's
+    context variables."""
+    if _no_running_loop():
+        asyncio.run(coro)
+        return
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            context.run(asyncio.run, coro)
+        except BaseException as exc:  # (handed to the waiting thread, which raises it)
+            outcome.append(exc)
+
+    context = contextvars.copy_context()
+    helper = threading.Thread(target=run, name="a0nb-sync-point", daemon=True)
+    helper.start()
+    helper.join()
+    if outcome:
+        raise outcome[0]
 
 
 def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
