@@ -250,9 +250,11 @@ class Extensions(PointRegistry):
             run_chain_sync(self, chain, point, agent, kwargs)
 
     def _settle_sync(self, info: ExtensionInfo, point: str, result: Any) -> None:
-        """What a sync point does with an extension's non-None result: runs a coroutine to its end (Agent Zero's
-        own agent_init example is an `async def execute`), refuses another awaitable, ignores anything else."""
-        if inspect.iscoroutine(result):
+        """What a sync point does with an extension's non-None result: runs a coroutine to its end at `agent_init`
+        (Agent Zero's own example there is an `async def execute`) or where no event loop runs, refuses an
+        awaitable at a synchronous point of the loop (`hist_add_before`, ...: a mistake, as upstream says), ignores
+        anything else."""
+        if inspect.iscoroutine(result) and (point in _BUILD_POINTS or _no_running_loop()):
             try:
                 _run_to_end(result)
             except (A0Error, RepairableError, KeyboardInterrupt):
@@ -261,6 +263,8 @@ class Extensions(PointRegistry):
                 raise wrap(info, point, exc) from exc
             return
         if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
             raise ExtensionError(f"extension {info.label} is async but point {point} is synchronous; "
                                  "make its execute() a plain def")
 
@@ -316,6 +320,9 @@ class Extensions(PointRegistry):
             "(raise the setting extension_timeout / A0NB_EXTENSION_TIMEOUT to allow more; 0 means no limit)")
 
 
+_BUILD_POINTS = frozenset({"agent_init"})  # fired while an agent is built, outside its loop
+
+
 def _no_running_loop() -> bool:
     try:
         asyncio.get_running_loop()
@@ -327,7 +334,7 @@ def _no_running_loop() -> bool:
 def _run_to_end(coro: Any) -> None:
     """Run a coroutine to its end from synchronous code: here when no event loop runs in this thread (an agent
     built in plain Python), else on a loop of its own in a helper thread, this thread waiting (an agent built in
-    a notebook cell, where the kernel's loop runs, or in a tool on the agent's loop), with this thread's
+    a notebook cell, where the kernel's loop runs, or by a tool on the agent's loop), with this thread's
     context variables."""
     if _no_running_loop():
         asyncio.run(coro)
