@@ -293,17 +293,7 @@ class Extensions(PointRegistry):
                                  info.path if info.path else info.label)
 
     def _in_worker(self, info: ExtensionInfo, point: str, agent: Any, kwargs: dict[str, Any]) -> Any:
-        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        context = contextvars.copy_context()
-
-        def work() -> None:
-            try:
-                done.set_result(context.run(_invoke, info, agent, kwargs))
-            except BaseException as exc:  # handed to the caller, which decides what it means
-                done.set_exception(exc)
-
-        # a daemon thread, not a pool: a hung extension must not block interpreter exit or later calls
-        threading.Thread(target=work, name=f"a0nb-extension-{info.name}", daemon=True).start()
+        done = _on_thread(f"a0nb-extension-{info.name}", _invoke, info, agent, kwargs)
         try:
             return done.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -338,21 +328,24 @@ def _run_to_end(coro: Any) -> None:
     context variables."""
     if _no_running_loop():
         asyncio.run(coro)
-        return
-    outcome: list[BaseException] = []
+    else:
+        _on_thread("a0nb-sync-point", asyncio.run, coro).result()
 
-    def run() -> None:
-        try:
-            context.run(asyncio.run, coro)
-        except BaseException as exc:  # (handed to the waiting thread, which raises it)
-            outcome.append(exc)
 
+def _on_thread(name: str, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+    """`fn(*args)` on a new daemon thread with the caller's context variables; its result or exception in the
+    future. A daemon thread, not a pool: a hung extension must not block interpreter exit or later calls."""
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
     context = contextvars.copy_context()
-    helper = threading.Thread(target=run, name="a0nb-sync-point", daemon=True)
-    helper.start()
-    helper.join()
-    if outcome:
-        raise outcome[0]
+
+    def work() -> None:
+        try:
+            done.set_result(context.run(fn, *args))
+        except BaseException as exc:  # handed to the caller, which decides what it means
+            done.set_exception(exc)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return done
 
 
 def _invoke(info: ExtensionInfo, agent: Any, kwargs: dict[str, Any]) -> Any:
