@@ -91,3 +91,15 @@ def nb(tmp_path: Path) -> Path:
     folder = tmp_path / "nb"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(params=["events", "stats"])
+def file_events_on(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Both ways a step checks files: with file events (Linux inotify), and by stats alone (as where there are
+    none: another system, A0NB_FILE_EVENTS=0). True with events."""
+    from a0nb.files import file_events
+    if request.param == "stats" or file_events.shared() is None:
+        monkeypatch.setattr(file_events._SHARED, "feed", None)
+        monkeypatch.setattr(file_events._SHARED, "opened", True)
+        return False
+    return True

@@ -13,6 +13,7 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.engine.shared import VersionedDict
 from a0nb.engine.tokens import load_encoder, warm_in_background
 from a0nb.errors import ConfigError
+from a0nb.files.file_events import Quiet, containing_folders, quiet_for
 from a0nb.files.hierarchy import Hierarchy
 from a0nb.files.profiles import agents_dirs, discover_profiles, unknown_profile_message
 from a0nb.files.prompt_lookup import racy_ns
@@ -129,6 +130,8 @@ class ProjectState:
         self._no_dotenv_in: int | None = None
         self._dotenv_missing = False
         self._absent: set[str] = set()  # the secret files found missing at their last look (see _identities)
+        # (the sources' names it was taken for, a Quiet taken before the last look at them): see file_events
+        self._quiet: tuple[tuple[Any, ...], Quiet] | None = None
 
     def invalidate(self) -> None:
         """A step begins: the project and the secret set are looked at afresh at their next use."""
@@ -167,14 +170,26 @@ class ProjectState:
         wanted = key_envs if key_envs.__class__ is tuple else tuple(key_envs)
         checked, self._checked = self._checked, None
         me = threading.get_ident()
+        quiet, self._quiet = self._quiet, None
+        masked_for = self._masked_for
+        if quiet is not None and masked_for and masked_for[0] == env and masked_for[1] == wanted \
+                and quiet[0] is seen and quiet[1].quiet() and self._masked is not None:
+            self._quiet = quiet  # no file event in their folders since the sources were last looked at
+            if self._pin and self._owner == me:
+                self.now = self.here.step = self._masked
+            return self._masked
         if checked is not None and step and self._pin and self._owner == me:
             home_name, home_id, meta_name, meta_id = secrets_identities(checked)
+            # (stats taken earlier in the step, before any Quiet now could be: none is kept from this look)
+            quiet = None
             ids = (self._dotenv_identity(names[0], seen[4], checked), home_id, meta_id) \
                 if (home_name, meta_name) == names[1:] else _identities(names, self._absent)
         else:
+            quiet = (seen, q) if (q := quiet_for(containing_folders(names))) is not None else None  # (before the stats)
             ids = _identities(names, self._absent)
         dotenv, files = ids[0], ids[1:]
         key = (env, wanted, dotenv, files)
+        self._quiet = quiet
         if key == self._masked_for and self._masked is not None:
             if self._pin and self._owner == me:
                 self.now = self.here.step = self._masked

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from a0nb.files.file_events import Quiet, quiet_for
 from a0nb.files.prompt_lookup import racy_ns
 
 __all__ = ["file_tree", "clean_ignore_list"]
@@ -57,6 +58,14 @@ class _Watch:
     paths: list[str] = field(default_factory=list)
     mtimes: list[float] = field(default_factory=list)
     links: list[tuple[str, bool | None]] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)  # the folders among `paths` (listed, whether opened or not)
+
+    def folders_to_watch(self) -> list[str] | None:
+        """Every folder whose events stand for the stats above: those read and those listed (an entry added in
+        a folder that was not opened moves its mtime); None with a link (its target changes elsewhere)."""
+        if self.links:
+            return None
+        return list(dict.fromkeys([path for path, sig in self.folders if sig is not None] + self.dirs))
 
 
 @dataclass
@@ -95,8 +104,14 @@ def file_tree(
     `max_scan` bounds the entries read from one folder, `max_total_scan` those read overall."""
     key = (os.fspath(root), max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan)
     hit = _TREES.get(key)
-    if hit is not None and _unchanged(hit[1]):
-        return hit[0]
+    if hit is not None:
+        if hit[2] is not None and hit[2].quiet():  # no file event in its folders since the last check
+            return hit[0]
+        folders = hit[1].folders_to_watch()
+        quiet = quiet_for(folders) if folders is not None else None  # (before the stats)
+        if _unchanged(hit[1]):
+            _TREES[key] = (hit[0], hit[1], quiet)
+            return hit[0]
     budget = _Budget(lines=max(2, max_lines) - 1, scans=max_total_scan)
     root = Path(root)
     if _folder_identity(budget.watch, str(root)) is None:
@@ -105,7 +120,7 @@ def file_tree(
     tree = _walk(root, max_depth, max_files, max_folders, max_lines, ignore, max_scan, max_total_scan, budget)
     if len(_TREES) >= _KEPT:
         _TREES.clear()  # (many trees asked for: started again, one atomic step whatever other threads do)
-    _TREES[key] = (tree, budget.watch)
+    _TREES[key] = (tree, budget.watch, None)  # (a Quiet is taken at the next check, before its stats)
     return tree
 
 
@@ -237,6 +252,8 @@ def _entry(item: os.DirEntry[str], rel: str, is_ignored: Callable[[str], bool], 
         mtime = 0.0
     watch.paths.append(item.path)
     watch.mtimes.append(mtime)
+    if is_dir and not is_link:
+        watch.dirs.append(item.path)
     # Linked folders are shown but not opened: links can form cycles.
     return _Entry(name, is_dir, is_dir and not is_link and name not in _NEVER_OPENED, mtime)
 
@@ -244,7 +261,7 @@ def _entry(item: os.DirEntry[str], rel: str, is_ignored: Callable[[str], bool], 
 # ---------------------------------------------------------------- reuse: a tree while what it read is unchanged
 
 # A process-wide cache, not state: each tree is checked against the file system before it is reused.
-_TREES: dict[tuple[object, ...], tuple[str, _Watch]] = {}
+_TREES: dict[tuple[object, ...], tuple[str, _Watch, Quiet | None]] = {}
 _KEPT = 16
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.files.file_events import Quiet, containing_folders, quiet_for
 from a0nb.files.roots import Root, search_roots
 from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.trust_scan import report as report_untrusted
@@ -42,6 +43,10 @@ class Hierarchy:
         # the missing paths kept in it only because their folder was young may be dropped
         self._probe: list[tuple[str, object]] = []
         self._replan_at: int | None = None
+        # the folders whose file events stand for the plan's stats (each probed folder, the folder of each
+        # probed file or missing path), and the Quiet taken before the last check that passed
+        self._folders: list[str] = []
+        self._quiet: Quiet | None = None
         self._trust_seen = -1  # the environment's generation when A0NB_TRUST last matched the signature
         self._memo: dict[object, object] = {}
         self._listeners: list[weakref.WeakMethod[Callable[[], None]]] = []
@@ -140,14 +145,24 @@ class Hierarchy:
             probe.append((path, was))
         self._probe = probe
         self._replan_at = min(young) if young else None
+        isdir = os.path.isdir
+        self._folders = list(dict.fromkeys([p for p, _ in probe if isdir(p)]
+                                           + containing_folders([p for p, _ in probe if not isdir(p)])))
+        self._quiet = None
 
     def _unchanged(self) -> bool:
-        """The per-step check: one stat per path in the plan, stopping at the first change."""
+        """The per-step check: no file event in the plan's folders since the last check passed, else one stat
+        per path in the plan, stopping at the first change."""
         generation = environ_generation()  # (one call, not four, while the environment is unchanged)
         if generation != self._trust_seen:
             if os.environ.get("A0NB_TRUST") != self._signature[1]:  # type: ignore[index]
                 return False
             self._trust_seen = generation
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None and quiet.quiet():
+            self._quiet = quiet
+            return True
+        quiet = quiet_for(self._folders)  # (before the stats: a change during them is an event after it)
         now = time.time_ns() if self._replan_at is not None else 0  # (before the stats: see _plan)
         stat = os.stat
         for path, was in self._probe:
@@ -161,6 +176,8 @@ class Hierarchy:
                 return False
         if self._replan_at is not None and now > self._replan_at:  # young folders grew old: fewer stats from now
             self._plan(list(self._signature[2:]), now)  # type: ignore[index]
+        else:
+            self._quiet = quiet
         return True
 
     def _watch_list(self) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.resources import user_home
+from a0nb.files.file_events import Quiet, quiet_for
 from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.secrets import parse_dotenv
 
@@ -242,11 +243,22 @@ class ProjectCache:
         # missing and a check need not stat it (None: no such mtime); `_missing`: the last check found none
         self._absent_in: int | None = None
         self._missing = False
+        self._quiet: Quiet | None = None  # taken before the last check of the folder asked last (file_events)
 
     def get(self, folder: Path) -> Project:
         home = self._home if self._home is not None else user_home()
         last = self._last
         if last[0] is folder and last[1] is home:
+            quiet, self._quiet = self._quiet, None
+            if quiet is not None and quiet.quiet() and self.checked is not None:  # no file event since the last check
+                hit = self._entries.get(last[4])
+                if hit is not None and hit[0] == self.checked[1]:
+                    self._quiet = quiet
+                    if hit[3]:
+                        self._diagnostics.extend(hit[2])  # someone may have cleared them since
+                    return hit[1]
+            had_meta = self.checked is not None and self.checked[1][1] is not None  # (as the last check found it)
+            quiet = quiet_for(_watched_folders(last[2], last[4], home, had_meta))  # (before the stats)
             try:
                 st = os.stat(last[2])
                 same = (st.st_dev, st.st_ino) == last[3]
@@ -261,13 +273,14 @@ class ProjectCache:
                     self._missing = key[1] is None
                     self._absent_in = mtime if self._missing and now > mtime + racy_ns(mtime) else None
                 self.checked = (last[5], key, last[2], mtime)
+                self._quiet = quiet if (key[1] is not None) == had_meta else None  # (.a0proj/ came or went: not those)
                 hit = self._entries.get(last[4])
                 if hit is not None and hit[0] == key:
                     if hit[3]:
                         self._diagnostics.extend(hit[2])  # someone may have cleared them since
                     return hit[1]
                 return self._load(last[4], home, key)
-        self._absent_in, self._missing = None, False
+        self._absent_in, self._missing, self._quiet = None, False, None
         resolved = self._resolve(folder)
         hit_place = self._resolved.get(folder)
         if hit_place is not None and hit_place[1] is resolved:
@@ -322,6 +335,22 @@ def fingerprint(folder: Path, home: Path, names: tuple[str, ...] | None = None, 
     parts.extend(_entry_stats(folder / META / "instructions"))
     parts.extend(_folder_stats(folder / META / "knowledge"))
     return tuple(parts)
+
+
+def _watched_folders(asked: str, folder: Path, home: Path, meta_there: bool) -> list[str]:
+    """The folders whose file events stand for `fingerprint`'s stats: the asked folder, the project folder, home
+    (missing: no Quiet, the stats as before), and with .a0proj/ what exists of it, its instructions/ and every
+    folder `_folder_stats` walks in its knowledge/ (one that is missing appears as an event in the folder above)."""
+    meta = folder / META
+    out = [asked, os.fspath(folder), os.fspath(home)]
+    if meta_there:
+        out.append(os.fspath(meta))
+        if (meta / "instructions").is_dir():
+            out.append(os.fspath(meta / "instructions"))
+        for root, dirs, _ in os.walk(meta / "knowledge"):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            out.append(os.fspath(root))
+    return list(dict.fromkeys(out))
 
 
 def secrets_identities(checked: tuple[Any, ...]) -> tuple[str, Any, str, Any]:

@@ -12,6 +12,7 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.engine.memory.embeddings import Embedder, HashEmbedder, make_embedder
 from a0nb.engine.memory.knowledge import ImportReport, import_knowledge
 from a0nb.engine.memory.store import Memory, MemoryStore, is_dir
+from a0nb.files.file_events import Quiet, containing_folders, quiet_for
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import user_home
 
@@ -35,6 +36,19 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
             names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True),
                                    (base / "memory" / "default", False))
         _LAST[0] = (workdir, base, names)
+    kept = _QUIET.get(names)
+    if kept is not None and kept[0].quiet():  # no file event where project.json is (or would be) since
+        return kept[1]
+    quiet = quiet_for(containing_folders([names[0]]))  # (before the stat)
+    found = _memory_folder(names)
+    if quiet is not None:
+        if len(_QUIET) >= _KEPT:
+            _QUIET.clear()
+        _QUIET[names] = (quiet, found)
+    return found
+
+
+def _memory_folder(names: tuple[str, tuple[Path, bool], tuple[Path, bool]]) -> tuple[Path, bool]:
     try:
         st = os.stat(names[0])
     except FileNotFoundError:
@@ -62,6 +76,8 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
 _NAMES: dict[tuple[Path, Path], tuple[str, tuple[Path, bool], tuple[Path, bool]]] = {}
 _LAST: list[tuple[Any, Any, Any]] = [(None, None, None)]  # (workdir, home, their _NAMES entry): one slot, replaced whole
 _MODES: dict[str, tuple[tuple[int, int, int, int, int], bool]] = {}
+# (a Quiet taken before a look at project.json, the folder it led to), by _NAMES entry
+_QUIET: dict[tuple[str, tuple[Path, bool], tuple[Path, bool]], tuple[Quiet, tuple[Path, bool]]] = {}
 _KEPT = 64
 
 
@@ -106,6 +122,7 @@ class Memories:
         self.store = MemoryStore(folder, embedder, diagnostics, on_model_change=on_model_change)
         self._knowledge_seen: tuple[Any, ...] | None = None
         self.last_import: ImportReport | None = None
+        self._quiet: tuple[Quiet, bool] | None = None  # (a Quiet taken before the last look, whether it was empty)
 
     def sync(self) -> ImportReport | None:
         """Import changed knowledge files (a stat walk when nothing changed); None if nothing to do."""
@@ -123,9 +140,31 @@ class Memories:
         return self.last_import
 
     def is_empty(self) -> bool:
-        """True when there is nothing to recall (cheap: no database is opened or created for it)."""
+        """True when there is nothing to recall (cheap: no database is opened or created for it; no stat while
+        no file event came from the knowledge folders or the database's since the last look)."""
+        kept = self._quiet
+        if kept is not None and kept[0].quiet():
+            return kept[1]
+        self._quiet = None
+        quiet = quiet_for(self._folders())  # (before the stats)
         self.sync()
-        return not self.store.exists() or len(self.store) == 0
+        empty = not self.store.exists() or len(self.store) == 0
+        if quiet is not None:
+            self._quiet = (quiet, empty)
+        return empty
+
+    def _folders(self) -> list[str]:
+        """The knowledge folders and every folder in them (or the folder a missing one would appear in), and
+        the database's folder (or where it would appear)."""
+        out: list[str] = []
+        for folder, _ in self.knowledge:
+            if is_dir(folder):
+                for root, dirs, _files in os.walk(folder):
+                    dirs.sort()
+                    out.append(root)
+            else:
+                out += containing_folders([os.path.join(folder, "x")])
+        return out + containing_folders([str(self.store.path)])
 
     def save(self, text: str, area: str = "main", **meta: Any) -> str:
         self.sync()
