@@ -84,11 +84,13 @@ ONCE: dict[str, Callable[..., Any]] = {"first": once_first, "shell": once_shell}
 
 # -- worker: in-process figures --------------------------------------------------------------------
 
-def loop_step(n: int) -> float:
-    """One run of bench_loop: median ms between chat-model calls over 20 steps after N history messages."""
+def loop_step(n: int, files: bool = False) -> float:
+    """One run of bench_loop: median ms between chat-model calls over 20 steps after N history messages
+    (`files`: in a notebook folder with 110 files, bench_loop.populate). The folder is made in the working
+    directory, which run_all trusts (so the folder's tools load, as in a user's trusted folder)."""
     import bench_loop
-    with tempfile.TemporaryDirectory() as tmp:
-        agent = bench_loop.make_agent(Path(tmp), n)
+    with tempfile.TemporaryDirectory(dir=os.getcwd()) as tmp:
+        agent = bench_loop.make_agent(Path(tmp), n, files)
         try:
             return bench_loop.per_step(agent) * 1000
         finally:

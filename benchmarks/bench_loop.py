@@ -6,6 +6,7 @@ so other processes loading the machine do not count; smolagents' figure (peer_si
 from __future__ import annotations
 
 import json
+import os
 import statistics as st
 import sys
 import tempfile
@@ -22,7 +23,38 @@ REPLIES = 1000  # the scripted list's length whatever STEPS is (enough for 50 as
 # and bench_instructions' per-step figure is the difference of two runs with different STEPS
 
 
-def make_agent(folder: Path, history: int) -> Agent:
+def populate(folder: Path) -> None:
+    """A notebook folder as people keep one: 100 data files (50 at the top, 5 sub-folders of 10) and 10 files
+    of their own next to it (tools and prompt files), all older than the clock's reach (`racy_ns`)."""
+    for j in range(5):
+        (folder / f"data{j}").mkdir(exist_ok=True)
+        for i in range(10):
+            (folder / f"data{j}" / f"part{i}.csv").write_text("a,b\n1,2\n")
+    for i in range(50):
+        (folder / f"note{i}.txt").write_text("x")
+    (folder / "tools").mkdir(exist_ok=True)
+    (folder / "prompts").mkdir(exist_ok=True)
+    for i in range(5):
+        (folder / "tools" / f"helper{i}.py").write_text(TOOL.format(i=i))
+        (folder / "prompts" / f"my.note{i}.md").write_text(f"note {i}")
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.utime(os.path.join(root, name), (1_600_000_000, 1_600_000_000))
+    os.utime(folder, (1_600_000_000, 1_600_000_000))
+
+
+TOOL = """from a0nb import Response, Tool
+
+
+class Helper{i}(Tool):
+    async def execute(self, **kwargs):
+        return Response(message="helper {i}", break_loop=False)
+"""
+
+
+def make_agent(folder: Path, history: int, files: bool = False) -> Agent:
+    if files:
+        populate(folder)
     replies = [tool_reply("noop", i=i) for i in range(STEPS - 1)] + [answer("done")]
     agent = Agent(folder, model=replies * (REPLIES // STEPS), settings={"ctx_length": 10_000_000})
     agent.register_tool(lambda i=0: "ok", name="noop")

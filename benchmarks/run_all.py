@@ -251,6 +251,7 @@ def sec_loop(ctx: Ctx) -> None:
         curve["peer_ms"].append(statistics.median(res["smol"]) if smol else None)
     if smol and not ctx.plan.quick:
         sec_loop_like_for_like(ctx, a0, smol)
+    sec_loop_folder(ctx, a0)
     k = loglog_slope(curve["n"], curve["a0nb_ms"])
     pk = loglog_slope(curve["n"], curve["peer_ms"]) if smol else None
     # the whole-range fit is flattened by the fixed cost per step; the last segment shows the growth alone
@@ -264,6 +265,20 @@ def sec_loop(ctx: Ctx) -> None:
     if pk is not None:
         row.peer_value = Stats(pk, pk, pk, 1)
     ctx.report.add(peer_row(ctx, row, SMOL, "smolagents"))
+
+
+def sec_loop_folder(ctx: Ctx, a0: Any) -> None:
+    """A step in a notebook folder as people keep one (110 files: data, tools, prompt files) against one in an
+    empty folder: what a step checks of the files costs the same whatever lies there (file events)."""
+    say("  per-step overhead, 10 messages, in a folder of 110 files …")
+    res = interleave(ctx.plan.loop_rounds * (1 if ctx.plan.quick else 3),
+                     {"empty": lambda: a0.call("loop_step", n=10), "files": lambda: a0.call("loop_step", n=10, files=True)})
+    ratios = pairwise_ratios(res["files"], res["empty"])
+    ctx.report.add(Row("loop.step.10.folder", "per loop step, 10 messages, in a notebook folder of 110 files (100 data "
+                       "files in 6 folders, 5 tools, 5 prompt files) vs an empty one", "ms", stats(res["files"]),
+                       "a0nb, empty folder", stats(res["empty"]), stats(ratios), "≤ 1.15× the empty folder",
+                       statistics.median(ratios) <= 1.15),
+                   a0nb=res["files"], peer=res["empty"])
 
 
 def sec_loop_like_for_like(ctx: Ctx, a0: Any, smol: Any) -> None:
