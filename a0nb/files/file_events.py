@@ -19,6 +19,7 @@ from typing import Any, Iterable
 __all__ = ["Quiet", "FileEvents", "Inotify", "containing_folders", "quiet_for", "shared"]
 
 MAX_AGE = 1.0  # seconds a Quiet vouches for at most: then the files are looked at again
+_KEPT_LAST = 65536  # watches whose last event is remembered
 MAX_WATCHES = 4096  # folders watched at once at most (the user's limit is shared with editors and Jupyter itself)
 # what changes a folder's listing or a file in it (reads, opens and closes without a write raise nothing)
 _CREATE, _DELETE, _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x100, 0x200, 0x2, 0x4, 0x8
@@ -156,6 +157,9 @@ class FileEvents:
                 if mask & _Q_OVERFLOW:
                     self._lost = self._count
                     continue
+                if len(self._last) >= _KEPT_LAST and wd not in self._last:  # (a kernel that watched many folders)
+                    self._last.clear()
+                    self._lost = self._count  # (what was forgotten voids every Quiet taken before)
                 self._last[wd] = self._count
                 if mask & _IGNORED:  # its folder was deleted or unmounted: a new watch takes its place if asked
                     for folder in [f for f, w in self._wds.items() if w == wd]:

@@ -164,6 +164,18 @@ def test_a_removed_watch_voids_its_quiets_and_is_watched_again(fed: tuple[FileEv
     assert feed.watch(["/a"]) is not None and pipe.added == ["/a", "/a"]
 
 
+def test_what_it_remembers_is_bounded(fed: tuple[FileEvents, _Pipe], monkeypatch: pytest.MonkeyPatch) -> None:
+    feed, pipe = fed
+    monkeypatch.setattr(file_events, "_KEPT_LAST", 2)
+    a, b, c = feed.watch(["/a"]), feed.watch(["/b"]), feed.watch(["/c"])
+    pipe.event(1, 0x2, b"x")
+    pipe.event(2, 0x2, b"x")
+    assert a is not None and b is not None and c is not None and c.quiet()
+    pipe.event(3, 0x2, b"x")  # a third folder's event: what the first two had is forgotten, so older Quiets are void
+    assert not a.quiet() and not b.quiet() and not c.quiet()
+    assert feed.watch(["/a"]).quiet()  # type: ignore[union-attr]
+
+
 def test_watches_are_bounded(fed: tuple[FileEvents, _Pipe], monkeypatch: pytest.MonkeyPatch) -> None:
     feed, pipe = fed
     monkeypatch.setattr(file_events, "MAX_WATCHES", 2)
