@@ -60,6 +60,17 @@ def test_no_model_error_appears_once_in_a_front_end(front_end: InteractiveShell)
     assert "now it works" in texts[-2], texts  # the card, then the footer
 
 
+def test_a_turn_s_own_model_applies_in_a_front_end(front_end: InteractiveShell) -> None:
+    """`%a0 ask --model X` with the live view: the view's start wrote the `%config` layer into the agent again,
+    without the turn's model, so the turn said no model was configured (found in JupyterLab)."""
+    (Path.cwd() / "r.yaml").write_text(json.dumps([answer("from the turn's own model")]), encoding="utf-8")
+    front_end.run_line_magic("a0", "ask --model scripted:r.yaml hello")
+    texts = [o["data"].get("text/plain", "") for o in final_outputs(front_end)]
+    assert any("from the turn's own model" in t for t in texts), texts
+    assert not any("ConfigError" in t for t in texts)
+    assert get_magics(front_end).agent.settings.model != "scripted:r.yaml"  # (undone after the turn)
+
+
 def test_a_turn_that_never_got_a_reply_renders_without_charts(tmp_path: Path) -> None:
     from a0nb import Agent
     from a0nb.errors import ConfigError

@@ -19,6 +19,7 @@ from a0nb.notebook.trust_prompt import offer_once
 from a0nb.providers.foreground import FOREGROUND
 
 if TYPE_CHECKING:
+    from a0nb.engine.agent import Agent
     from a0nb.engine.turn import Turn
 
 _AT_PATH = re.compile(r"(?<!\S)@([\w\-./~]+)")
@@ -70,7 +71,7 @@ class Ask:
 
     def start(self) -> dict[str, Any]:
         """The live view (in a front end) and the keyword arguments of `Agent.ask`."""
-        self.live = _start_live(self.host)
+        self.live = _start_live(self.host, self.agent)
         self.started_at = time.perf_counter()
         return self.options
 
@@ -161,14 +162,16 @@ def ask_cell(host: Host, line: str, cell: str) -> None:
         run(host, *parsed)
 
 
-def _start_live(host: Host) -> Any:
+def _start_live(host: Host, agent: Agent) -> Any:
+    """The live view of `agent`'s turn (the Ask's: `host.agent` would write the `%config` layer again, without
+    the turn's `--model`)."""
     if not host.interactive():
         return None
     try:
         from a0nb.inspector.live import LiveTurn
     except ImportError:
         return None
-    live = LiveTurn(host.agent)
+    live = LiveTurn(agent)
     live.start()
     return live
 
