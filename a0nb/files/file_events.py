@@ -149,6 +149,8 @@ class FileEvents:
                 self._count += 1
                 self._lost = self._count
                 return
+            if not data:  # (a descriptor at its end, which inotify's never is: nothing more to read)
+                return
             pos, end = 0, len(data)
             while pos + _HEADER.size <= end:
                 wd, mask, _cookie, size = _HEADER.unpack_from(data, pos)

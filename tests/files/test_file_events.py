@@ -184,6 +184,14 @@ def test_watches_are_bounded(fed: tuple[FileEvents, _Pipe], monkeypatch: pytest.
     assert feed.watch(["/b"]) is not None and pipe.added == ["/a", "/b"]
 
 
+def test_a_descriptor_at_its_end_is_read_once(fed: tuple[FileEvents, _Pipe]) -> None:
+    feed, pipe = fed
+    q = feed.watch(["/a"])
+    os.close(pipe.w)  # (a read now returns nothing at all, not "try again")
+    pipe.w = os.open(os.devnull, os.O_WRONLY)  # (for the fixture's close)
+    assert q is not None and q.quiet()
+
+
 def test_a_closed_feed_vouches_for_nothing(fed: tuple[FileEvents, _Pipe]) -> None:
     feed, _ = fed
     q = feed.watch(["/a"])
