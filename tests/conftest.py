@@ -102,4 +102,5 @@ def file_events_on(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
         monkeypatch.setattr(file_events._SHARED, "feed", None)
         monkeypatch.setattr(file_events._SHARED, "opened", True)
         return False
+    monkeypatch.setattr(file_events, "MAX_AGE", 60.0)  # (a slow machine must not let a Quiet lapse mid-test)
     return True

@@ -305,11 +305,13 @@ def test_a_turn_s_steps_make_no_stat_of_the_notebook_folder_while_it_is_quiet(
         (nb / ".env").write_text("ACME_TOKEN=tok-Quiet-9931zz\n", encoding="utf-8")
         return "wrote it"
 
-    replies = [tool_reply("noop", i=i) for i in range(6)] + [tool_reply("write"), tool_reply("noop", i=9),
-                                                             answer("the token is tok-Quiet-9931zz")]
+    replies = [tool_reply("noop", i=-1), answer("warm")]  # (a0nb makes its own folders, $A0NB_HOME/cache, once)
+    replies += [tool_reply("noop", i=i) for i in range(6)] + [tool_reply("write"), tool_reply("noop", i=9),
+                                                              answer("the token is tok-Quiet-9931zz")]
     agent = Agent(nb, model=replies)
     agent.register_tool(lambda i=0: "ok", name="noop")
     agent.register_tool(write_secret, name="write")
+    agent.ask("warm up")
     agent.register_extension("chat_model_call_before", step, name="count")
     turn = agent.ask("go")
     quiet_steps = [b - a for a, b in zip(per_step[2:6], per_step[3:7])]
