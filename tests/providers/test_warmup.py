@@ -44,8 +44,9 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[s
         (pkg / f"part{i}.py").write_text(f"VALUE = {i}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield name, probe
-    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-        del sys.modules[key]
+    # (a copy taken in one C call: a warm-up thread of this or an earlier test may be importing meanwhile)
+    for key in [k for k in list(sys.modules) if k == name or k.startswith(name + ".")]:
+        sys.modules.pop(key, None)
 
 
 def _loader(name: str, foreground: Foreground, quiet: float = 0.0) -> tuple[_LazyImport, list[Any]]:
