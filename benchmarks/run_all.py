@@ -421,8 +421,12 @@ def sec_skills(ctx: Ctx) -> None:
         ctx.skip("skills", "workdir tree (20,000 files) and skill search (500 skills)", "--quick")
         return
     r = ctx.worker("a0nb").call("skills_tree", repeats=ctx.plan.tree_repeats, timeout=300)
-    ctx.report.add(Row("tree.20k", "`_75` workdir tree over a 20,000-file folder (default limits)", "ms",
+    ctx.report.add(Row("tree.20k", "`_75` workdir tree over a 20,000-file folder (default limits), asked again "
+                       "(the kept tree while its folders are quiet)", "ms",
                        stats(r["tree_ms"]), goal="≤ 100 ms", holds=statistics.median(r["tree_ms"]) <= 100))
+    ctx.report.add(Row("tree.20k.walk", "`_75` workdir tree over a 20,000-file folder (default limits), walked "
+                       "afresh", "ms", stats(r["tree_walk_ms"]), goal="≤ 100 ms",
+                       holds=statistics.median(r["tree_walk_ms"]) <= 100))
     ctx.report.add(Row("skills.search", "skill search over 500 skills (3 terms)", "ms", stats(r["search_ms"]),
                        goal="≤ 5 ms", holds=statistics.median(r["search_ms"]) <= 5))
 
