@@ -158,7 +158,8 @@ class ProjectState:
     def secrets(self, workdir: Path, key_envs: Iterable[str | None] = (), step: bool = False) -> Secrets:
         """`secrets.env` values (`$A0NB_HOME`'s, then the project's), plus every credential in the environment
         and the folder's `.env` (masked only). Every source is checked on every call, cheaply
-        (`environ_generation`: one dict comparison; a stat per file), and read again only when it changed; in a
+        (`environ_generation`: one dict comparison; a stat per file, or none while no file event came from
+        their folders since the last look: file_events), and read again only when it changed; in a
         turn the Agent calls this once a step and once after each tool (see the class). A step's first look
         (`step`, on the thread that runs it, no tool run since) takes both secrets.env as the step's project
         check stat'ed them: one stat, of `.env`, not three."""
