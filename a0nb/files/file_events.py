@@ -14,9 +14,11 @@ import struct
 import sys
 import threading
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-__all__ = ["Quiet", "FileEvents", "Inotify", "containing_folders", "quiet_for", "shared"]
+T = TypeVar("T")
+
+__all__ = ["Quiet", "FileEvents", "Inotify", "containing_folders", "folders_within", "quiet_for", "reuse", "shared"]
 
 MAX_AGE = 1.0  # seconds a Quiet vouches for at most: then the files are looked at again
 _KEPT_LAST = 65536  # watches whose last event is remembered
@@ -230,3 +232,26 @@ def containing_folders(paths: Iterable[str]) -> list[str]:
             folder = parent
         out[folder] = None
     return list(out)
+
+
+def folders_within(path: str, hidden: bool = True) -> list[str]:
+    """`path` and every folder under it (without hidden ones when `hidden` is False), or, when it is not a
+    folder, the folder it would appear in."""
+    if not os.path.isdir(path):
+        return containing_folders([path])
+    out: list[str] = []
+    for root, dirs, _files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if hidden or not d.startswith("."))
+        out.append(root)
+    return out
+
+
+def reuse(kept: tuple[Quiet, T] | None, folders: Callable[[], Iterable[str]],
+          look: Callable[[], T]) -> tuple[T, tuple[Quiet, T] | None]:
+    """The value `kept` holds while its Quiet stands; else `look()`, with a Quiet over `folders()` taken before
+    it: (the value, what to keep for the next time, None without file events)."""
+    if kept is not None and kept[0].quiet():
+        return kept[1], kept
+    quiet = quiet_for(folders())
+    value = look()
+    return value, (quiet, value) if quiet is not None else None

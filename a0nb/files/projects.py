@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from a0nb.diagnostics import Diagnostics
 from a0nb.resources import user_home
-from a0nb.files.file_events import Quiet, quiet_for
+from a0nb.files.file_events import Quiet, folders_within, quiet_for
 from a0nb.files.prompt_lookup import racy_ns
 from a0nb.files.secrets import parse_dotenv
 
@@ -344,12 +344,8 @@ def _watched_folders(asked: str, folder: Path, home: Path, meta_there: bool) -> 
     meta = folder / META
     out = [asked, os.fspath(folder), os.fspath(home)]
     if meta_there:
-        out.append(os.fspath(meta))
-        if (meta / "instructions").is_dir():
-            out.append(os.fspath(meta / "instructions"))
-        for root, dirs, _ in os.walk(meta / "knowledge"):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            out.append(os.fspath(root))
+        out += [os.fspath(meta), *folders_within(os.fspath(meta / "instructions")),
+                *folders_within(os.fspath(meta / "knowledge"), hidden=False)]
     return list(dict.fromkeys(out))
 
 

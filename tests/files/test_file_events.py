@@ -95,6 +95,15 @@ def test_the_folders_a_missing_path_would_appear_in(tmp_path: Path) -> None:
     assert containing_folders(paths) == [str(tmp_path / "a"), str(tmp_path)]
 
 
+def test_the_folders_within_a_path(tmp_path: Path) -> None:
+    (tmp_path / "k" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "k" / ".hidden").mkdir()
+    k = str(tmp_path / "k")
+    assert set(file_events.folders_within(k)) == {k, f"{k}/a", f"{k}/a/b", f"{k}/.hidden"}
+    assert set(file_events.folders_within(k, hidden=False)) == {k, f"{k}/a", f"{k}/a/b"}
+    assert file_events.folders_within(str(tmp_path / "missing" / "deeper")) == [str(tmp_path)]
+
+
 def test_a_quiet_lasts_max_age_at_most(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(file_events, "MAX_AGE", 0.05)
     q = quiet_for([str(folder)])
@@ -318,3 +327,36 @@ def test_a_turn_s_steps_make_no_stat_of_the_notebook_folder_while_it_is_quiet(
     assert (quiet_steps == [0, 0, 0, 0]) == file_events_on, (quiet_steps, stats.seen[per_step[2]:per_step[6]])
     assert "tok-Quiet-9931zz" not in turn.text and "ACME_TOKEN" in turn.text
     assert "tok-Quiet-9931zz" not in agent.calls[-1].response
+
+
+def test_a_project_s_files_written_by_a_tool_are_seen_while_the_rest_is_quiet(
+        tmp_path: Path, file_events_on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With .a0proj/ and its instructions/ and knowledge/ folders there, a project.json and a secret a tool writes
+    into .a0proj/ (a folder of its own, watched beside them) are seen from the next step on."""
+    nb, home = tmp_path / "nb", tmp_path / "home"
+    for sub in ("instructions", "knowledge/docs"):
+        (nb / ".a0proj" / sub).mkdir(parents=True)
+    (nb / ".a0proj" / "instructions" / "style.md").write_text("Be brief.\n")
+    home.mkdir()
+    monkeypatch.setenv("A0NB_HOME", str(home))
+
+    def write_secret() -> str:
+        (nb / ".a0proj" / "secrets.env").write_text("ACME_PASS=tok-Proj-7710kk\n", encoding="utf-8")
+        return "wrote it"
+
+    def retitle() -> str:
+        (nb / ".a0proj" / "project.json").write_text('{"title": "Renamed mid-turn"}', encoding="utf-8")
+        return "renamed"
+
+    titles: list[str] = []
+    agent = Agent(nb, model=[tool_reply("noop", i=-1), answer("warm"), tool_reply("noop", i=1), tool_reply("noop", i=2),
+                             tool_reply("retitle"), tool_reply("write"), answer("the password is tok-Proj-7710kk")])
+    agent.register_tool(lambda i=0: "ok", name="noop")
+    agent.register_tool(write_secret, name="write")
+    agent.register_tool(retitle, name="retitle")
+    agent.ask("warm up")
+    agent.register_extension("chat_model_call_before", lambda: titles.append(agent.project.title), name="titles")
+    turn = agent.ask("go")
+    assert titles[-2:] == ["Renamed mid-turn"] * 2, titles  # (project.json, in .a0proj/ itself: seen at the next step)
+    assert "tok-Proj-7710kk" not in turn.text and "§§secret(ACME_PASS)" in turn.text
+    assert "tok-Proj-7710kk" not in agent.calls[-1].response

@@ -12,7 +12,7 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.engine.memory.embeddings import Embedder, HashEmbedder, make_embedder
 from a0nb.engine.memory.knowledge import ImportReport, import_knowledge
 from a0nb.engine.memory.store import Memory, MemoryStore, is_dir
-from a0nb.files.file_events import Quiet, containing_folders, quiet_for
+from a0nb.files.file_events import Quiet, containing_folders, folders_within, reuse
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.resources import user_home
 
@@ -36,15 +36,12 @@ def memory_folder(workdir: Path, home: Path | None) -> tuple[Path, bool]:
             names = _NAMES[key] = (str(meta / "project.json"), (meta / "memory", True),
                                    (base / "memory" / "default", False))
         _LAST[0] = (workdir, base, names)
-    kept = _QUIET.get(names)
-    if kept is not None and kept[0].quiet():  # no file event where project.json is (or would be) since
-        return kept[1]
-    quiet = quiet_for(containing_folders([names[0]]))  # (before the stat)
-    found = _memory_folder(names)
-    if quiet is not None:
+    old = _QUIET.get(names)  # (no file event where project.json is, or would be, since: no stat)
+    found, kept = reuse(old, lambda: containing_folders([names[0]]), lambda: _memory_folder(names))
+    if kept is not old and kept is not None:
         if len(_QUIET) >= _KEPT:
             _QUIET.clear()
-        _QUIET[names] = (quiet, found)
+        _QUIET[names] = kept
     return found
 
 
@@ -142,28 +139,17 @@ class Memories:
     def is_empty(self) -> bool:
         """True when there is nothing to recall (cheap: no database is opened or created for it; no stat while
         no file event came from the knowledge folders or the database's since the last look)."""
-        kept = self._quiet
-        if kept is not None and kept[0].quiet():
-            return kept[1]
-        self._quiet = None
-        quiet = quiet_for(self._folders())  # (before the stats)
-        self.sync()
-        empty = not self.store.exists() or len(self.store) == 0
-        if quiet is not None:
-            self._quiet = (quiet, empty)
+        empty, self._quiet = reuse(self._quiet, self._folders, self._look_empty)
         return empty
+
+    def _look_empty(self) -> bool:
+        self.sync()
+        return not self.store.exists() or len(self.store) == 0
 
     def _folders(self) -> list[str]:
         """The knowledge folders and every folder in them (or the folder a missing one would appear in), and
         the database's folder (or where it would appear)."""
-        out: list[str] = []
-        for folder, _ in self.knowledge:
-            if is_dir(folder):
-                for root, dirs, _files in os.walk(folder):
-                    dirs.sort()
-                    out.append(root)
-            else:
-                out += containing_folders([os.path.join(folder, "x")])
+        out = [f for folder, _ in self.knowledge for f in folders_within(str(folder))]
         return out + containing_folders([str(self.store.path)])
 
     def save(self, text: str, area: str = "main", **meta: Any) -> str:
