@@ -7,7 +7,7 @@ import asyncio
 import contextvars
 from typing import Any, Sequence
 
-from a0nb.engine import approval
+from a0nb.engine import approval, include_alias
 from a0nb.engine.extract import ToolRequest, first_closed_object, parse_tool_request, tool_request_from_native
 from a0nb.engine.loop_data import Intervention, LoopData
 from a0nb.engine.history import History
@@ -17,6 +17,7 @@ from a0nb.engine.tool_thread import run_limited
 from a0nb.engine.turn import Turn
 from a0nb.providers.foreground import FOREGROUND
 from a0nb.errors import A0Error, ConfigError, Misformat, RepairableError, TurnError, TurnInterrupted
+from a0nb.resources import user_home
 
 
 async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], keep_history: bool) -> Turn:
@@ -31,7 +32,9 @@ async def run_turn(agent: TurnAgent, turn: Turn, attachments: Sequence[Any], kee
             message = agent.start_turn(turn)
             policy = approval.begin(agent)  # this turn's approval policy: code run during it cannot change it
             agent.hist_add_user_message(message, attachments=attachments)
-            turn.text = agent.mask(await agent.monologue())
+            answer = await agent.monologue()  # (what the user sees expands `§§include(path)`: history keeps it)
+            turn.text = agent.mask(include_alias.expand(answer, agent.workdir, (agent.workdir, user_home()),
+                                                        agent.diagnostics))
         except (asyncio.CancelledError, TurnInterrupted) as exc:
             turn.interrupted, turn.error = True, "interrupted by the user"
             await handle_interrupt(agent, agent.models.streamed)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Protocol, Sequence
 
 if TYPE_CHECKING:
+    from a0nb.diagnostics import Diagnostics
     from a0nb.engine.calls import ModelCalls
     from a0nb.engine.config import ProjectState
     from a0nb.engine.control import TurnControl
@@ -102,6 +103,10 @@ class TurnAgent(LoopAgent, Protocol):
     control: "TurnControl"
     models: "ModelCalls"
     intervention: str | None
+    diagnostics: "Diagnostics"
+
+    @property
+    def workdir(self) -> Path: ...
 
     def parse_prompt(self, name: str, /, **kwargs: Any) -> Any: ...
 
