@@ -31,9 +31,11 @@ def expand(text: str, workdir: Path, roots: Iterable[Path], diagnostics: Diagnos
 
     def replace(match: re.Match[str]) -> str:
         written = match.group(0)
-        problem, content = _read(match.group(1).strip(), workdir, allowed, budget)
+        name = match.group(1).strip()
+        problem, content = _read(name, workdir, allowed, budget)
         if problem:
             diagnostics.add("warning", "answer", f"{written} was left as written: {problem}",
+                            os.path.join(workdir, os.path.expanduser(name)),
                             fix="name a text file inside the notebook folder or $A0NB_HOME")
             return written
         return content

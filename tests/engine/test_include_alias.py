@@ -53,6 +53,8 @@ def test_a_refused_alias_stays_as_written_with_a_diagnostic(nb: Path, tmp_path: 
     assert agent.ask("go").text == f"see {alias}"
     [warning] = _warnings(agent)
     assert alias in warning and "left as written" in warning
+    [diag] = agent.diagnostics.of("answer")
+    assert diag.path == os.path.join(nb, names[where]) and "notebook folder" in diag.fix  # (an absolute name as is)
 
 
 def test_a_pipe_is_not_opened(nb: Path) -> None:
