@@ -18,7 +18,7 @@ TRUST_SELF := A0NB_TRUST='*'
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp,ray]'
+	$(BIN)/pip install -q -e '.[test,browser,local,memory,mcp,ray,documents]'
 	$(BIN)/python -m compileall -q extensions tools agents plugins providers  # (as pip does a wheel's files: a0nb reads these caches, never writes them)
 	touch $(STAMP)
 

@@ -10,11 +10,13 @@ from a0nb.engine.capture import Capture, capture_output
 from a0nb.engine.timeouts import CodeTimeout, kill_children, time_limit
 from a0nb.engine.composition import Section, section
 from a0nb.engine.dirty_json import DirtyJson, parse_dirty
+from a0nb.engine.documents import DocumentError, rank_passages, read_document
 from a0nb.engine.extract import first_closed_object
 from a0nb.engine.extras import extra_text
 from a0nb.engine.history import OutputItem, render_content
 from a0nb.engine.loop import LoopData
 from a0nb.engine.memory import AREAS as MEMORY_AREAS, EmbeddingError, FilterError, Memory, memories_of
+from a0nb.engine.memory.knowledge import chunk_text
 from a0nb.engine.memory.memorize import memorize
 from a0nb.engine.mcp import attach as mcp_attach, mcp_of, tools_prompt as mcp_tools_prompt
 from a0nb.engine.organize import compactor, organize_history, organize_step
@@ -90,6 +92,8 @@ __all__ = [
     "clean_ignore_list", "secret_alias", "FOOTER_FIELDS", "STATUS_FIELDS",
     # running agent code: output captured at the file-descriptor level, time limits it cannot catch
     "Capture", "capture_output", "time_limit", "CodeTimeout", "kill_children",
+    # documents as text (local files, http(s) URLs, HTML, PDF), passages, ranking
+    "read_document", "chunk_text", "rank_passages", "DocumentError",
     # memory and MCP
     "memories_of", "memorize", "Memory", "MEMORY_AREAS", "EmbeddingError", "FilterError", "mcp_of",
     "mcp_attach", "mcp_tools_prompt",

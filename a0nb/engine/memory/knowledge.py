@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import io
 import json
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.engine.documents import DocumentError, NoPdfReader, pdf_text
 from a0nb.engine.memory.store import AREAS, MemoryStore
 
 SUFFIXES = (".md", ".txt", ".csv", ".json", ".pdf")
@@ -124,17 +124,14 @@ def _text_of(path: Path, data: bytes, diagnostics: Diagnostics) -> str | None:
 
 
 def _pdf_text(path: Path, data: bytes, diagnostics: Diagnostics) -> str | None:
-    if importlib.util.find_spec("pypdf") is None:
-        diagnostics.add("warning", "memory", "PDF knowledge needs the pypdf package; file skipped", path,
-                        fix="pip install pypdf, or save the document as .md/.txt")
-        return None
-    import pypdf
     try:
-        reader = pypdf.PdfReader(io.BytesIO(data))
-        return "\n\n".join(page.extract_text() or "" for page in reader.pages)
-    except Exception as exc:  # pypdf raises many types on broken files
+        return pdf_text(data, path.name)
+    except NoPdfReader:
+        diagnostics.add("warning", "memory", "PDF knowledge needs the pypdf package; file skipped", path,
+                        fix="pip install 'a0nb[documents]', or save the document as .md/.txt")
+    except DocumentError as exc:
         diagnostics.add("error", "memory", f"PDF unreadable: {exc}", path)
-        return None
+    return None
 
 
 def chunk_text(text: str, size: int = CHUNK_CHARS) -> list[str]:

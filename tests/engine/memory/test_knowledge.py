@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,13 +85,27 @@ def test_chunking() -> None:
 
 
 @pytest.mark.parametrize("name", ["doc.pdf"])
-def test_pdf_without_reader_is_reported(tmp_path: Path, name: str) -> None:
-    import importlib.util
-    if importlib.util.find_spec("pypdf") is not None:
-        pytest.skip("pypdf is installed")
+def test_pdf_without_reader_is_reported(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # (as if it were not installed: importing it fails)
     kn = tmp_path / "knowledge"
     kn.mkdir()
     (kn / name).write_bytes(b"%PDF-1.4 ...")
     diags = Diagnostics()
     import_knowledge(MemoryStore(tmp_path / "m", HashEmbedder()), [(kn, "knowledge")], diags)
     assert "pypdf" in diags.of("memory")[0].message
+
+
+def test_pdf_knowledge_is_imported_with_its_text(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from test_documents import pdf_with
+
+    kn = tmp_path / "knowledge"
+    kn.mkdir()
+    (kn / "report.pdf").write_bytes(pdf_with("Revenue grew 12 percent in 2025"))
+    (kn / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    store, diags = MemoryStore(tmp_path / "m", HashEmbedder()), Diagnostics()
+    report = import_knowledge(store, [(kn, "knowledge")], diags)
+    assert report.added == ["knowledge/report.pdf"]
+    assert any("Revenue grew 12 percent in 2025" in m.text for m in store.all())
+    [d] = diags.of("memory")
+    assert Path(d.path).name == "broken.pdf" and d.message.startswith("PDF unreadable: broken.pdf: the PDF could not")
