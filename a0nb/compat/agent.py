@@ -241,11 +241,11 @@ class Agent:
         return self._engine.hist_add_warning(message)
 
     def hist_add_tool_result(self, tool_name: str, tool_result: str, **kwargs: Any) -> Any:
+        """As upstream: the whole `data` (a Response's `additional`, what extensions add) is the message."""
         kwargs.pop("id", None)
         data = {"tool_name": tool_name, "tool_result": tool_result, **kwargs}
         self._engine.fire_sync("hist_add_tool_result", data=data)
-        content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", tool_result)}
-        return self._engine.hist_add_message(False, content, "tool_result", **data)
+        return self._engine.hist_add_message(False, data, "tool_result")
 
     def concat_messages(self, messages: Any = None) -> str:
         return "\n".join(str(m.content) for m in self._engine.history.messages())

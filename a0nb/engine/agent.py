@@ -329,7 +329,9 @@ class Agent(Registration):
         data = {"tool_name": tool_name, "tool_result": result, **additional}
         self.fire_sync("hist_add_tool_result", data=data)
         content = {"tool_name": data.pop("tool_name", tool_name), "tool_result": data.pop("tool_result", result)}
-        return self.hist_add_message(False, content, "tool_result", **data)
+        for key in [k for k in data if k not in additional or data[k] is not additional[k]]:
+            content[key] = data.pop(key)  # set by an extension: part of the message, as upstream's whole `data`
+        return self.hist_add_message(False, content, "tool_result", **data)  # (the caller's keywords: metadata)
 
     @extensible
     async def handle_exception(self, location: str, exception: BaseException) -> None:

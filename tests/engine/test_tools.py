@@ -134,3 +134,33 @@ def test_prompt_override_at_several_levels(nb: Path, tmp_path: Path) -> None:
     system = agent.ask("x").calls[0].messages[0]["content"]
     a, b, c = (system.index(t) for t in ("USER LEVEL", "NOTEBOOK LEVEL", "PROJECT LEVEL"))
     assert a < b < c
+
+
+SAVE_EXT = """from a0nb import Extension
+
+
+class Saved(Extension):
+    def execute(self, data=None, **kwargs):
+        data["file"] = "results/1.txt"  # what Agent Zero's _90_save_tool_call_file adds for a long result
+"""
+
+NOTE_TOOL = """from a0nb import Response, Tool
+
+
+class Note(Tool):
+    async def execute(self, **kwargs):
+        return Response(message="noted", additional={"ticket": 42})
+"""
+
+
+def test_keys_an_extension_adds_to_a_tool_result_reach_the_model_and_the_caller_s_stay_metadata(nb: Path) -> None:
+    (nb / "extensions" / "hist_add_tool_result").mkdir(parents=True)
+    (nb / "extensions" / "hist_add_tool_result" / "_90_saved.py").write_text(SAVE_EXT)
+    (nb / "tools").mkdir()
+    (nb / "tools" / "note.py").write_text(NOTE_TOOL)
+    agent = Agent(nb, model=[tool_reply("note"), answer("done")])
+    turn = agent.ask("note it")
+    [result] = [m for m in agent.history.messages() if m.kind == "tool_result"]
+    assert result.content == {"tool_name": "note", "tool_result": "noted", "file": "results/1.txt"}
+    assert result.metadata["ticket"] == 42  # (a0nb's Response.additional: history metadata, as documented)
+    assert '"file": "results/1.txt"' in turn.calls[-1].messages[-1]["content"]
