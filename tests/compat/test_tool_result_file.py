@@ -1,7 +1,8 @@
 """Agent Zero's own `_90_save_tool_call_file.py` (the corpus file, unmodified) with a long tool result: the result
 is saved under `$A0NB_HOME/chats/<context>/messages/`, the model sees the file's path in the tool result, as
 upstream's whole `data` is the message, and an answer that names it with `§§include(path)` shows its text.
-An upstream tool's `Response.additional` (call_subordinate's `hint`) is part of the message too."""
+An upstream tool's `Response.additional` (call_subordinate's `hint`, read from a0nb's fw.hint.call_sub.md) is part
+of the message too."""
 from __future__ import annotations
 
 import json
@@ -60,3 +61,17 @@ def test_an_upstream_tool_s_additional_is_part_of_the_message(nb: Path) -> None:
     turn = agent.ask("go")
     assert _tool_results(agent) == [{"tool_name": "hinted", "tool_result": "done", "hint": "use the file"}]
     assert '"hint": "use the file"' in turn.calls[-1].messages[-1]["content"]
+
+
+def test_upstream_call_subordinate_hints_at_include_for_a_long_answer(nb: Path) -> None:
+    assert CORPUS is not None
+    (nb / "tools").mkdir()
+    shutil.copy(CORPUS / "tools" / "call_subordinate.py", nb / "tools" / "call_subordinate.py")
+    long_answer = "finding " * 80
+    agent = Agent(nb, model=[tool_reply("call_subordinate", message="dig", reset=True), answer(long_answer),
+                             answer("summarised")])
+    turn = agent.ask("delegate")
+    [result] = _tool_results(agent)
+    assert result["tool_result"] == long_answer.strip()  # (upstream strips a tool result)
+    assert result["hint"] == agent.read_prompt("fw.hint.call_sub.md") and "§§include(" in result["hint"]
+    assert turn.text == "summarised" and not [d for d in agent.diagnostics if d.severity == "error"]
