@@ -72,6 +72,8 @@ def _guess(name: str) -> str:
 
 
 def _as_text(uri: str, data: bytes, mime: str) -> str:
+    if mime == "application/octet-stream":  # (says nothing: a server's default) the bytes decide
+        mime = ""
     if mime == "application/pdf" or data[:5] == b"%PDF-":
         return pdf_text(data, uri)
     if mime in ("text/html", "application/xhtml+xml") or (not mime and data.lstrip()[:15].lower().startswith(

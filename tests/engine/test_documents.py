@@ -48,6 +48,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     (site / "page.html").write_bytes(HTML)
     (site / "notes.txt").write_text("plain notes from the web")
     (site / "report.pdf").write_bytes(pdf_with("Remote revenue grew 7 percent"))
+    (site / "data.bin").write_text("text served as octet-stream")  # (.bin: the server says application/octet-stream)
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -94,6 +95,7 @@ def test_http_documents_from_a_loopback_server(server: str, nb: Path) -> None:
     assert read_document(f"{server}/notes.txt", nb) == "plain notes from the web"
     assert "North: 120" in read_document(f"{server}/page.html", nb)
     assert read_document(f"{server}/report.pdf", nb) == "Remote revenue grew 7 percent"
+    assert read_document(f"{server}/data.bin", nb) == "text served as octet-stream"
     with pytest.raises(DocumentError, match=r"/missing.txt: could not be fetched \(HTTP Error 404"):
         read_document(f"{server}/missing.txt", nb)
 
