@@ -6,7 +6,6 @@ Reads are bounded: MAX_BYTES per document, FETCH_TIMEOUT per request. A relative
 notebook folder. What a document holds reaches the model as a tool result, masked like any other."""
 from __future__ import annotations
 
-import math
 import os
 import re
 from pathlib import Path
@@ -149,18 +148,13 @@ def _html_text(html: str) -> str:
 
 
 def rank_passages(passages: Sequence[str], query: str, embedder: Any, limit: int = 5) -> list[int]:
-    """The indexes of the `limit` passages closest to `query` (cosine similarity of `embedder`'s vectors),
-    best first; passages no closer than 0 are left out."""
+    """The indexes of the `limit` passages closest to `query` (the memory's vector index over `embedder`'s
+    normalised vectors: faiss, numpy or plain Python, as installed), best first; none at 0 or below."""
     if not passages or not query.strip():
         return []
+    from a0nb.engine.memory.index import make_index  # (here: the memory package imports this module)
+
     vectors = embedder.embed([query, *passages])
-    q = vectors[0]
-    scores = [(_cosine(q, v), i) for i, v in enumerate(vectors[1:])]
-    scores.sort(key=lambda s: (-s[0], s[1]))
-    return [i for score, i in scores[:limit] if score > 0]
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+    index = make_index(len(vectors[0]))
+    index.add([str(i) for i in range(len(passages))], vectors[1:])
+    return [int(i) for i, score in index.ranked(vectors[0], limit) if score > 0]

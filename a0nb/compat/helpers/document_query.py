@@ -11,26 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any, Callable, Sequence
-from urllib.parse import urlparse
 
 from a0nb.ext import chunk_text, memories_of, rank_passages, read_document
 
-__all__ = ["DocumentQueryHelper", "DocumentQueryStore"]
+__all__ = ["DocumentQueryHelper"]
 
 PASSAGES_PER_QUERY = 8
 PASSAGE_CHARS = 1000  # (upstream's chunk size)
-
-
-class DocumentQueryStore:
-    """Upstream's store of indexed documents; here only its URI normalisation (a0nb indexes per call)."""
-
-    @staticmethod
-    def normalize_uri(uri: str) -> str:
-        uri = uri.strip()
-        scheme = urlparse(uri).scheme
-        if scheme in ("http", "https"):
-            return uri
-        return "file://" + uri.removeprefix("file://").removeprefix("file:")
 
 
 class DocumentQueryHelper:
@@ -75,4 +62,6 @@ class DocumentQueryHelper:
         rewritten = await self.engine.call_utility_model(
             self.engine.read_prompt("fw.document_query.optmimize_query.md"), f'Search Query: "{question}"',
             purpose="document query: search terms")
-        return str(rewritten).strip() or question if rewritten is not None else question
+        if rewritten is None:
+            return question
+        return str(rewritten).strip() or question
