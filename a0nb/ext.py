@@ -10,7 +10,7 @@ from a0nb.engine.capture import Capture, capture_output
 from a0nb.engine.timeouts import CodeTimeout, kill_children, time_limit
 from a0nb.engine.composition import Section, section
 from a0nb.engine.dirty_json import DirtyJson, parse_dirty
-from a0nb.engine.documents import DocumentError, rank_passages, read_document
+from a0nb.engine.documents import DocumentError, PassageIndex, rank_passages, read_document
 from a0nb.engine.extract import first_closed_object
 from a0nb.engine.extras import extra_text
 from a0nb.engine.history import OutputItem, render_content
@@ -93,7 +93,7 @@ __all__ = [
     # running agent code: output captured at the file-descriptor level, time limits it cannot catch
     "Capture", "capture_output", "time_limit", "CodeTimeout", "kill_children",
     # documents as text (local files, http(s) URLs, HTML, PDF), passages, ranking
-    "read_document", "chunk_text", "rank_passages", "DocumentError",
+    "read_document", "chunk_text", "rank_passages", "PassageIndex", "DocumentError",
     # memory and MCP
     "memories_of", "memorize", "Memory", "MEMORY_AREAS", "EmbeddingError", "FilterError", "mcp_of",
     "mcp_attach", "mcp_tools_prompt",

@@ -6,13 +6,16 @@ Reads are bounded: MAX_BYTES per document, FETCH_TIMEOUT per request. A relative
 notebook folder. What a document holds reaches the model as a tool result, masked like any other."""
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import unquote, urlparse
 
-__all__ = ["DocumentError", "NoPdfReader", "MAX_BYTES", "FETCH_TIMEOUT", "read_document", "pdf_text", "rank_passages"]
+__all__ = ["DocumentError", "NoPdfReader", "MAX_BYTES", "FETCH_TIMEOUT", "read_document", "pdf_text", "rank_passages",
+           "PassageIndex", "PassageIndexes"]
 
 MAX_BYTES = 20_000_000
 FETCH_TIMEOUT = 30.0
@@ -152,9 +155,67 @@ def rank_passages(passages: Sequence[str], query: str, embedder: Any, limit: int
     normalised vectors: faiss, numpy or plain Python, as installed), best first; none at 0 or below."""
     if not passages or not query.strip():
         return []
-    from a0nb.engine.memory.index import make_index  # (here: the memory package imports this module)
+    return [i for i, _score in PassageIndex(passages, embedder).ranked(query, limit)]
 
-    vectors = embedder.embed([query, *passages])
-    index = make_index(len(vectors[0]))
-    index.add([str(i) for i in range(len(passages))], vectors[1:])
-    return [int(i) for i, score in index.ranked(vectors[0], limit) if score > 0]
+
+class PassageIndex:
+    """A document's passages with their vectors under one embedder: embedded once, then ranked against any
+    number of queries (each query is one embedding)."""
+
+    def __init__(self, passages: Sequence[str], embedder: Any) -> None:
+        from a0nb.engine.memory.index import make_index  # (here: the memory package imports this module)
+
+        self.passages = list(passages)
+        self.embedder = embedder
+        self.index = None
+        if self.passages:
+            vectors = embedder.embed(self.passages)
+            self.index = make_index(len(vectors[0]))
+            self.index.add([str(i) for i in range(len(self.passages))], vectors)
+
+    def ranked(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(passage index, score) of the `limit` passages closest to `query`, best first; none at 0 or below."""
+        if self.index is None or not query.strip():
+            return []
+        vector = self.embedder.embed([query])[0]
+        return [(int(i), score) for i, score in self.index.ranked(vector, limit) if score > 0]
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+
+class PassageIndexes:
+    """The passage indexes of the documents read lately, under one embedder, so that asking about a document
+    again does not embed it again (Agent Zero keeps its documents in a vector store for the same reason).
+    Keyed by the document's text and the passage size, whatever it was read from; the least recently used go
+    first once more than `max_passages` passages are held (a document larger than that is indexed, not kept)."""
+
+    def __init__(self, embedder: Any, max_passages: int = 20_000) -> None:
+        self.embedder = embedder
+        self.max_passages = max_passages
+        self._held: dict[tuple[str, int], PassageIndex] = {}  # (insertion order = use order: oldest first)
+        self._lock = threading.Lock()  # (built off the event loop: two documents may be built at once)
+        self.built = 0  # documents embedded so far (the rest were found here)
+
+    def get(self, text: str, size: int) -> PassageIndex:
+        """The index of `text` cut into passages of about `size` characters: held, or embedded now."""
+        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), size)
+        with self._lock:
+            found = self._held.pop(key, None)
+            if found is not None:
+                self._held[key] = found
+                return found
+        from a0nb.engine.memory.knowledge import chunk_text
+
+        index = PassageIndex(chunk_text(text, size), self.embedder)
+        with self._lock:
+            self.built += 1
+            if len(index) <= self.max_passages:
+                self._held[key] = index
+                held = sum(len(i) for i in self._held.values())
+                while held > self.max_passages:
+                    held -= len(self._held.pop(next(iter(self._held))))
+        return index
+
+    def __len__(self) -> int:
+        return len(self._held)

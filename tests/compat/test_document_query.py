@@ -80,6 +80,34 @@ def test_without_a_utility_model_the_passages_come_back(nb: Path) -> None:
     assert not [c for c in agent.calls if c.role == "utility"]
 
 
+def test_a_document_asked_about_again_is_not_embedded_again(nb: Path) -> None:
+    """Several queries in one call embed the passages once, a second call on the same document not at all, and the
+    best passages of two documents are ranked together."""
+    _folder(nb)
+    (nb / "faq.txt").write_text("\n\n".join(FILLER * 20 + ["The north office opens at eight."] + FILLER * 20))
+    from a0nb.engine.memory import memories_of
+
+    agent = Agent(nb, model=[tool_reply("document_query", document="handbook.txt",
+                                        queries=["north region revenue", "office cat name"]),
+                             tool_reply("document_query", document=["handbook.txt", "faq.txt"],
+                                        query="north office opening hour"),
+                             answer("done")], settings=HASH)
+    counted: list[int] = []
+    embedder = memories_of(agent).embedder
+    real = embedder.embed
+    embedder.embed = lambda texts: counted.append(len(texts)) or real(texts)  # type: ignore[method-assign]
+    turn = agent.ask("ask the documents")
+    first = json.loads(turn.calls[1].messages[-1]["content"].split("\n[EXTRAS]")[0])["tool_result"]
+    assert "120 thousand euros" in first and "Miso" in first
+    passages = memories_of(agent).documents
+    assert passages.built == 2 and len(passages) == 2  # handbook.txt once, faq.txt once
+    # the handbook's passages, then the faq's; no second handbook embedding (the rest: one query each, and the
+    # memory recall's)
+    handbook, faq = sorted(len(i) for i in passages._held.values())[::-1]
+    assert [n for n in counted if n > 1] == [handbook, faq] and faq > 1
+    assert "opens at eight" in _tool_result(agent, turn)
+
+
 def test_a_document_that_cannot_be_read_is_reported_to_the_model(nb: Path) -> None:
     _folder(nb)
     agent = Agent(nb, model=[tool_reply("document_query", document="nope.pdf"), answer("done")])

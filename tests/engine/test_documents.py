@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from a0nb.engine import documents
-from a0nb.engine.documents import DocumentError, rank_passages, read_document
+from a0nb.engine.documents import DocumentError, PassageIndexes, rank_passages, read_document
 from a0nb.engine.memory import HashEmbedder
 
 
@@ -125,3 +125,41 @@ def test_ranking_puts_the_passage_that_answers_first() -> None:
     assert rank_passages(passages, "north region revenue", embedder, limit=1) == [1]
     assert rank_passages(passages, "when does the parking garage close", embedder)[0] == 2
     assert rank_passages([], "x", embedder) == [] and rank_passages(passages, " ", embedder) == []
+
+
+class CountingEmbedder(HashEmbedder):
+    """The lexical embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.texts += len(texts)
+        return super().embed(texts)
+
+
+def test_a_document_is_embedded_once_and_ranked_for_any_number_of_queries() -> None:
+    embedder = CountingEmbedder()
+    indexes = PassageIndexes(embedder)
+    text = "\n\n".join(["The office cat sleeps on the printer."] * 30 + ["North region revenue was 120."])
+    index = indexes.get(text, 200)
+    assert embedder.texts == len(index) > 5 and indexes.built == 1
+    best = index.ranked("north region revenue", 1)
+    assert index.passages[best[0][0]].endswith("North region revenue was 120.") and best[0][1] > 0
+    index.ranked("office cat", 3)
+    assert embedder.texts == len(index) + 2  # one embedding a query
+    assert indexes.get(text, 200) is index and embedder.texts == len(index) + 2  # held: not embedded again
+    assert indexes.get(text, 500) is not index and indexes.built == 2  # another passage size, another index
+
+
+def test_the_least_recently_used_documents_go_first_beyond_the_bound() -> None:
+    indexes = PassageIndexes(CountingEmbedder(), max_passages=6)
+    a, b, c = ("\n\n".join(f"{name} passage {i} " + "words " * 30 for i in range(3)) for name in "abc")
+    first = indexes.get(a, 300)
+    assert len(first) == 3 and indexes.get(b, 300) and len(indexes) == 2
+    indexes.get(a, 300)  # a is used again: b is now the oldest
+    indexes.get(c, 300)
+    assert len(indexes) == 2 and indexes.get(a, 300) is first and indexes.built == 3
+    huge = "\n\n".join(f"passage {i} " + "words " * 30 for i in range(10))
+    assert len(indexes.get(huge, 300)) == 10 and len(indexes) == 2  # indexed, not kept

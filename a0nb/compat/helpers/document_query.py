@@ -2,8 +2,8 @@
 
 `document_get_content(uri)` is the document's text (a path from the notebook folder, file://, http(s); plain
 text, HTML, PDF: a0nb.ext.read_document). `document_qa(uris, questions)` splits the documents into passages,
-ranks them against each question with the memory's embedder (upstream keeps a FAISS store; a0nb ranks the
-passages of this call), and has the utility model answer from the best ones, as a recorded utility call
+ranks them against each question with the memory's embedder (each document is embedded once a chat, as
+upstream's FAISS store keeps it), and has the utility model answer from the best ones, as a recorded utility call
 (purpose "document query"; upstream uses the chat model outside its loop, which a0nb records only as the
 loop's own call). With no utility model the passages themselves are the result, for the agent to read."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any, Callable, Sequence
 
-from a0nb.ext import chunk_text, memories_of, rank_passages, read_document
+from a0nb.ext import PassageIndex, memories_of, read_document
 
 __all__ = ["DocumentQueryHelper"]
 
@@ -34,19 +34,18 @@ class DocumentQueryHelper:
     async def document_qa(self, document_uris: Sequence[str], questions: Sequence[str]) -> tuple[bool, str]:
         self.progress_callback(f"Reading {len(document_uris)} document(s) for {len(questions)} question(s)")
         texts = await asyncio.gather(*[self.document_get_content(uri) for uri in document_uris])
-        passages = [p for text in texts for p in chunk_text(text, PASSAGE_CHARS)]
-        embedder = memories_of(self.engine).embedder
-        chosen: dict[int, None] = {}  # (in the order found: best for the first question first)
+        indexes = memories_of(self.engine).documents  # (a document asked about again is not embedded again)
+        found = await asyncio.gather(*[asyncio.to_thread(indexes.get, text, PASSAGE_CHARS) for text in texts])
+        chosen: dict[tuple[int, int], None] = {}  # (document, passage), in the order found: best for the first question first
         for question in questions:
             self.engine.checkpoint(None)
             query = await self._search_query(question)
             self.progress_callback(f"Searching for: {query}")
-            found = await asyncio.to_thread(rank_passages, passages, query, embedder, PASSAGES_PER_QUERY)
-            chosen.update(dict.fromkeys(found))
+            chosen.update(dict.fromkeys(await asyncio.to_thread(_best, found, query, PASSAGES_PER_QUERY)))
         if not chosen:
             return False, (f"No passage of {json.dumps(list(document_uris))} matches the queries "
                            f"{json.dumps(list(questions))}")
-        content = "\n\n----\n\n".join(passages[i] for i in chosen)
+        content = "\n\n----\n\n".join(found[d].passages[p] for d, p in chosen)
         listed = "\n".join(f" *  {q}" for q in questions)
         self.progress_callback(f"Answering from {len(chosen)} passage(s)")
         answer = await self.engine.call_utility_model(self.engine.read_prompt("fw.document_query.system_prompt.md"),
@@ -65,3 +64,10 @@ class DocumentQueryHelper:
         if rewritten is None:
             return question
         return str(rewritten).strip() or question
+
+
+def _best(indexes: Sequence[PassageIndex], query: str, limit: int) -> list[tuple[int, int]]:
+    """(document, passage) of the `limit` passages closest to `query` over all the documents, best first."""
+    scored = [(score, d, p) for d, index in enumerate(indexes) for p, score in index.ranked(query, limit)]
+    scored.sort(key=lambda t: -t[0])
+    return [(d, p) for _score, d, p in scored[:limit]]

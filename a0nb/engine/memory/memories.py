@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.engine.documents import PassageIndexes
 from a0nb.engine.memory.embeddings import Embedder, HashEmbedder, make_embedder
 from a0nb.engine.memory.knowledge import ImportReport, import_knowledge
 from a0nb.engine.memory.store import Memory, MemoryStore, is_dir
@@ -117,6 +118,7 @@ class Memories:
         self.diagnostics = diagnostics
         self.clock = clock
         self.store = MemoryStore(folder, embedder, diagnostics, on_model_change=on_model_change)
+        self.documents = PassageIndexes(embedder)  # (document_query's documents, embedded once a chat)
         self._knowledge_seen: tuple[Any, ...] | None = None
         self.last_import: ImportReport | None = None
         self._quiet: tuple[Quiet, bool] | None = None  # (a Quiet taken before the last look, whether it was empty)
