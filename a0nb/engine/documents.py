@@ -190,7 +190,7 @@ class PassageIndexes:
     Keyed by the document's text and the passage size, whatever it was read from; the least recently used go
     first once more than `max_passages` passages are held (a document larger than that is indexed, not kept)."""
 
-    def __init__(self, embedder: Any, max_passages: int = 20_000) -> None:
+    def __init__(self, embedder: Any, max_passages: int = 5_000) -> None:
         self.embedder = embedder
         self.max_passages = max_passages
         self._held: dict[tuple[str, int], PassageIndex] = {}  # (insertion order = use order: oldest first)
