@@ -92,8 +92,9 @@ def kernel_install(args: argparse.Namespace) -> int:
 
 def run_notebook(args: argparse.Namespace) -> int:
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+
+    from a0nb.notebook.headless import notebook_client
 
     path = Path(args.notebook).resolve()
     if not path.is_file():
@@ -104,15 +105,14 @@ def run_notebook(args: argparse.Namespace) -> int:
         os.environ["A0NB_MODEL"] = args.model  # the kernel inherits this process's environment
     nb = nbformat.read(path, as_version=4)
     kernel = args.kernel or nb.metadata.get("kernelspec", {}).get("name") or "python3"
-    client = NotebookClient(nb, timeout=args.timeout, kernel_name=kernel,
-                            resources={"metadata": {"path": str(path.parent)}})
     status = 0
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        print(f"a0nb run: a cell failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}",
-              file=sys.stderr)
-        status = 1
+    with notebook_client(nb, kernel_name=kernel, timeout=args.timeout, folder=path.parent) as client:
+        try:
+            client.execute()
+        except CellExecutionError as exc:
+            print(f"a0nb run: a cell failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}",
+                  file=sys.stderr)
+            status = 1
     from a0nb.atomic_io import write_text
     write_text(output, nbformat.writes(nb), "executed notebook")  # atomic: never half a notebook
     print(f"executed {path.name} → {output}")

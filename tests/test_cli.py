@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -96,10 +97,14 @@ def test_run_executes_a_notebook_headless(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("%load_ext a0nb"),
                 nbformat.v4.new_code_cell("%a0 ask hello from nbclient"),
-                nbformat.v4.new_code_cell("import os; print(os.getcwd())")]
+                nbformat.v4.new_code_cell("import os; print(os.getcwd())"),
+                nbformat.v4.new_code_cell("from ipykernel.kernelapp import IPKernelApp\n"
+                                          "print(IPKernelApp.instance().transport)")]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = folder / "tiny.ipynb"
     nbformat.write(nb, path)
+    socket_dirs = lambda: {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("a0nb-kernel-")}  # noqa: E731
+    before = socket_dirs()
     out = a0nb("run", str(path), "--model", "scripted:replies.yaml", "--output", str(tmp_path / "out.ipynb"),
                env={"A0NB_HOME": str(tmp_path / "home")})
     assert out.returncode == 0, out.stderr
@@ -108,6 +113,9 @@ def test_run_executes_a_notebook_headless(tmp_path: Path) -> None:
     assert "answer from the headless run" in answer_outputs[0]["data"]["text/plain"]
     assert answer_outputs[0]["metadata"]["a0"]["model"] == "scripted:replies.yaml"
     assert executed.cells[2].outputs[0]["text"].strip() == str(folder)
+    # the kernel talked over Unix sockets in a private folder, not TCP ports any local user can reach
+    assert executed.cells[3].outputs[0]["text"].strip() == "ipc"
+    assert "without encryption" not in out.stderr and socket_dirs() <= before  # (its folder is gone)
 
 
 def test_run_reports_a_failing_cell(tmp_path: Path) -> None:

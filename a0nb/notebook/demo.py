@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from a0nb.atomic_io import write_text
+from a0nb.notebook.headless import notebook_client
 
 QUICKSTART = "01-quickstart"
 TIMEOUT = 300  # seconds per cell; a replayed cell takes well under one
@@ -68,14 +69,13 @@ def paths_for(output_dir: Path, root: Path) -> DemoPaths:
 def execute(notebook: Path) -> tuple[Any, str | None]:
     """The executed notebook node (as far as it got) and the error of the cell that raised, if one did."""
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(notebook, as_version=4)
-    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name=KERNEL, store_widget_state=False,
-                            resources={"metadata": {"path": str(notebook.parent)}})
     failed = None
-    with tempfile.TemporaryDirectory(prefix="a0nb-demo-home-") as home:
+    with tempfile.TemporaryDirectory(prefix="a0nb-demo-home-") as home, \
+            notebook_client(nb, kernel_name=KERNEL, timeout=TIMEOUT, folder=notebook.parent,
+                            store_widget_state=False) as client:
         try:
             client.execute(env=replay_env(Path(home)))
         except CellExecutionError as exc:
