@@ -7,6 +7,7 @@ import asyncio
 import importlib
 import os
 import threading
+import time
 from typing import Any, AsyncIterator, Callable
 
 from a0nb.errors import ConfigError, ModelError
@@ -94,13 +95,93 @@ def _litellm() -> Any:
     return _LOADER.get()
 
 
+class _Tokenizers:
+    """The models whose tokenizer litellm has loaded or is loading in this process. litellm prices the prompt
+    when a streamed call's reply starts (the stream wrapper's cost, even when the provider reports usage), and
+    the first time for a model that loads its tiktoken encodings: ~0.5 s of CPU for openai/gpt-4o-mini, on top
+    of the provider's own wait. A few tokens counted once per model load them ahead: in the warm-up after
+    `%a0 model`, or, when a call comes first, on a thread that waits until the process is idle (the request is
+    out, the provider has not answered, nothing else runs) and loads them then. Started at once, the load would
+    hold up the request itself (both need the interpreter: litellm builds it partly on a worker thread, so an
+    idle event loop alone does not say it is out); once the call has its reply, litellm has loaded them itself
+    and the thread ends without loading."""
+
+    POLL = 0.005  # seconds between looks at the process's CPU time
+    IDLE_SHARE = 0.2  # a look is idle when the process used less than this share of it
+    IDLE_LOOKS = 2  # idle looks in a row before the load starts
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.models: set[str] = set()
+
+    def claim(self, model: str) -> bool:
+        """True once for `model`: the caller loads its tokenizer."""
+        with self.lock:
+            if model in self.models:
+                return False
+            self.models.add(model)
+            return True
+
+    @staticmethod
+    def load(litellm: Any, model: str) -> None:
+        try:
+            litellm.token_counter(model=model, messages=[{"role": "user", "content": "warm"}])
+        except Exception:  # noqa: BLE001 - only ahead of time: the call prices (or fails) as it would have
+            pass
+
+    def load_while_waiting(self, litellm: Any, model: str) -> "_Wait | None":
+        """Unless `model`'s tokenizer is loaded or loading: a daemon thread that loads it as soon as the process
+        is idle (the call's request is out), until the call tells the returned `_Wait` it is over."""
+        if model in self.models or not self.claim(model):
+            return None
+        wait = _Wait(self, model)
+        threading.Thread(target=self._when_idle, args=(litellm, wait),
+                         name="a0nb-litellm-tokenizer", daemon=True).start()
+        return wait
+
+    def _when_idle(self, litellm: Any, wait: "_Wait") -> None:
+        """Load the tokenizer once the whole process has been idle for IDLE_LOOKS looks in a row (its CPU time
+        grew by under IDLE_SHARE of each POLL): the request is out and nothing else wants the interpreter."""
+        idle, last = 0, time.process_time()
+        while not wait.over.wait(self.POLL):
+            now = time.process_time()
+            idle, last = (idle + 1 if now - last < self.POLL * self.IDLE_SHARE else 0), now
+            if idle >= self.IDLE_LOOKS:
+                with self.lock:
+                    if wait.over.is_set():
+                        return
+                    wait.loading = True
+                self.load(litellm, wait.model)
+                return
+
+
+class _Wait:
+    """One call's wait for its reply, as the tokenizer's loader sees it."""
+
+    def __init__(self, tokenizers: _Tokenizers, model: str) -> None:
+        self.tokenizers, self.model = tokenizers, model
+        self.over = threading.Event()
+        self.loading = False
+
+    def end(self, answered: bool) -> None:
+        """The call has its reply (litellm priced it: the tokenizer is loaded) or failed before one; a failed
+        call whose loader had not started leaves the model to the next call."""
+        with self.tokenizers.lock:
+            self.over.set()
+            if not answered and not self.loading:
+                self.tokenizers.models.discard(self.model)
+
+
+_TOKENIZERS = _Tokenizers()
+
+
 def warm_import_in_background(first: Callable[[], Any] | None = None, model: str | None = None) -> bool:
     """Start importing litellm on a daemon thread, so the first real call does not pay the import; `first`
     runs on that thread before it (the token encoder: both would import some of the same modules). With
-    `model`, litellm then counts a few tokens for it: its first streamed call loads that model's tokenizer
-    files to price the stream (~0.5 s measured for openai/gpt-4o-mini), and this loads them beforehand."""
+    `model`, litellm then loads that model's tokenizer (`_Tokenizers`), unless a call got there first."""
     def count(litellm: Any) -> None:
-        litellm.token_counter(model=model, messages=[{"role": "user", "content": "warm"}])
+        if model and _TOKENIZERS.claim(model):
+            _TOKENIZERS.load(litellm, model)
     return _LOADER.warm(first, count if model else None)
 
 
@@ -159,12 +240,17 @@ class LiteLLMProvider:
         env = state["api_key_env"]
         if env:
             kwargs["api_key"] = _key_from(env, self.spec)
+        wait = _TOKENIZERS.load_while_waiting(litellm, kwargs["model"])  # (a model's first call: _Tokenizers)
         try:
             response = await litellm.acompletion(**kwargs)
-        except Exception as exc:
-            if not is_provider_error(exc):
+        except BaseException as exc:
+            if wait is not None:
+                wait.end(answered=False)
+            if not isinstance(exc, Exception) or not is_provider_error(exc):
                 raise
             raise classify(exc, self.spec, env) from exc
+        if wait is not None:
+            wait.end(answered=True)
         chunks = response.__aiter__()
         first = True
         try:

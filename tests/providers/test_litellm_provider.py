@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -400,10 +402,74 @@ def test_import_and_construction_do_not_import_litellm() -> None:
 def test_warm_up_loads_the_tokenizer_the_first_streamed_call_would_load() -> None:
     code = ("import tiktoken.registry as reg\n"
             "from a0nb.providers.litellm_provider import warm_import_in_background, _LOADER\n"
+            "from a0nb.providers.litellm_provider import _TOKENIZERS, _litellm\n"
             "warm_import_in_background(model='openai/gpt-4o-mini')\n"
             "_LOADER.thread.join(60)\n"
-            "print(sorted(getattr(reg, 'ENCODINGS', {})))")
-    assert "o200k_base" in _python(code)  # gpt-4o-mini's encoding, loaded offline from litellm's bundled files
+            "print(sorted(getattr(reg, 'ENCODINGS', {})), _TOKENIZERS.load_while_waiting(_litellm(), 'openai/gpt-4o-mini'))")
+    out = _python(code)
+    assert "o200k_base" in out  # gpt-4o-mini's encoding, loaded offline from litellm's bundled files
+    assert out.endswith(" None")  # the first call to the model then starts no loader
+
+
+def _fresh_tokenizers(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[str]]:
+    """A0nb's record of loaded tokenizers, empty, and the loads it starts (recorded, not made)."""
+    from a0nb.providers import litellm_provider
+    tokenizers = litellm_provider._Tokenizers()
+    monkeypatch.setattr(litellm_provider, "_TOKENIZERS", tokenizers)
+    loads: list[str] = []
+    monkeypatch.setattr(tokenizers, "load", lambda module, model: loads.append(model))
+    return tokenizers, loads
+
+
+def test_the_first_call_to_a_model_loads_its_tokenizer_while_the_provider_thinks(litellm: Any,
+                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm prices the prompt as a streamed reply starts, and the first time that loads the model's tokenizer
+    (~0.5 s). The first call to a model loads it while the process waits for the provider (idle: the request is
+    out), once; later calls start nothing."""
+    tokenizers, loads = _fresh_tokenizers(monkeypatch)
+    wire = [{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini",
+             "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}]
+    import openai
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        time.sleep(0.5)  # the provider thinking: nothing runs in this process meanwhile
+        text = "".join(f"data: {json.dumps(c)}\n\n" for c in wire) + "data: [DONE]\n\n"
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
+
+    client = openai.AsyncOpenAI(api_key="sk-test-not-a-real-key",
+                                http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    config = ModelConfig(spec="openai/gpt-4o-mini", params={"client": client})
+    for _ in range(2):
+        assert _run(complete(LiteLLMProvider("openai/gpt-4o-mini"), MSGS, config)).content == "hi"
+    assert loads == ["openai/gpt-4o-mini"]  # once, for the model as a0nb names it, during the first wait
+    assert tokenizers.load_while_waiting(litellm, "openai/gpt-4o-mini") is None
+    loaders = [t for t in threading.enumerate() if t.name == "a0nb-litellm-tokenizer"]
+    for t in loaders:
+        t.join(10)
+    assert not [t for t in loaders if t.is_alive()]  # the loader ended with its load
+
+
+def test_a_reply_that_comes_at_once_leaves_the_tokenizer_to_litellm(litellm: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """No idle moment before the reply (mock_response): litellm loads the tokenizer as it prices the reply, and the
+    model counts as loaded (no loader on later calls)."""
+    tokenizers, loads = _fresh_tokenizers(monkeypatch)
+    config = ModelConfig(spec="openai/gpt-4o-mini", params={"mock_response": "ok"})
+    assert _run(complete(LiteLLMProvider("openai/gpt-4o-mini"), MSGS, config)).content == "ok"
+    assert loads == [] and "openai/gpt-4o-mini" in tokenizers.models
+
+
+def test_a_call_that_fails_before_its_reply_leaves_the_tokenizer_to_the_next(litellm: Any,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    tokenizers, loads = _fresh_tokenizers(monkeypatch)
+
+    async def refuse(**kwargs: Any) -> Any:
+        raise litellm.AuthenticationError(message="no key", llm_provider="openai", model="gpt-4o-mini")
+
+    monkeypatch.setattr(litellm, "acompletion", refuse)
+    with pytest.raises(ModelError):
+        _run(complete(LiteLLMProvider("openai/gpt-4o-mini"), MSGS, ModelConfig(spec="openai/gpt-4o-mini")))
+    assert loads == [] and "openai/gpt-4o-mini" not in tokenizers.models
 
 
 def test_warm_import_configures_litellm_once() -> None:
