@@ -177,7 +177,12 @@ class PassageIndex:
         """(passage index, score) of the `limit` passages closest to `query`, best first; none at 0 or below."""
         if self.index is None or not query.strip():
             return []
-        vector = self.embedder.embed([query])[0]
+        return self.nearest(self.embedder.embed([query])[0], limit)
+
+    def nearest(self, vector: Sequence[float], limit: int) -> list[tuple[int, float]]:
+        """`ranked` for a query already embedded (by this index's embedder): one query over several documents."""
+        if self.index is None:
+            return []
         return [(int(i), score) for i, score in self.index.ranked(vector, limit) if score > 0]
 
     def __len__(self) -> int:

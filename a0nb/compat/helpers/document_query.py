@@ -67,7 +67,11 @@ class DocumentQueryHelper:
 
 
 def _best(indexes: Sequence[PassageIndex], query: str, limit: int) -> list[tuple[int, int]]:
-    """(document, passage) of the `limit` passages closest to `query` over all the documents, best first."""
-    scored = [(score, d, p) for d, index in enumerate(indexes) for p, score in index.ranked(query, limit)]
+    """(document, passage) of the `limit` passages closest to `query` over all the documents, best first (the
+    query embedded once: the documents share the chat's embedder)."""
+    if not indexes or not query.strip():
+        return []
+    vector = indexes[0].embedder.embed([query])[0]
+    scored = [(score, d, p) for d, index in enumerate(indexes) for p, score in index.nearest(vector, limit)]
     scored.sort(key=lambda t: -t[0])
     return [(d, p) for _score, d, p in scored[:limit]]
