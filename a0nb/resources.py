@@ -32,6 +32,14 @@ def distributions_only_on_sys_path() -> bool:
     return True
 
 
+def litellm_import_defaults() -> None:
+    """litellm fetches its model price map from GitHub while it is being imported, and logs each failed try to
+    stderr (into the cell), unless LITELLM_LOCAL_MODEL_COST_MAP is set. Set it, unless the user set it either
+    way, before anything a0nb runs may import litellm: a0nb's own provider, and every file a0nb loads (Agent
+    Zero's files import litellm themselves, e.g. the `_error_retry` plugin)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
 def user_home() -> Path:
     """`$A0NB_HOME`, default `~/.a0nb` (worked out again only when the environment changed)."""
     generation = environ_generation()

@@ -19,7 +19,7 @@ from typing import Any
 from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import BUNDLED_PARTS, is_trusted
 from a0nb.files.imports import Redirector, plain_redirector
-from a0nb.resources import bundled_root
+from a0nb.resources import bundled_root, litellm_import_defaults
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 from a0nb.files.source_import import installed_spec, source_spec
 
@@ -143,6 +143,7 @@ class ModuleLoader:
         # Registered only while executing, so dataclasses and typing can resolve the module.
         previous = sys.modules.get(module_name)
         sys.modules[module_name] = module
+        litellm_import_defaults()  # (the file may import litellm, which would go to the network and print)
         try:
             with AliasScope(self.aliases):
                 spec.loader.exec_module(module)

@@ -22,6 +22,7 @@ from a0nb.diagnostics import Diagnostics
 from a0nb.folder_trust import how_to_trust, is_trusted
 from a0nb.files.import_aliases import AliasFinder, AliasScope
 from a0nb.files.source_import import source_root
+from a0nb.resources import litellm_import_defaults
 
 ALLOW_ENV = "A0NB_ALLOW_REMOTE_PLUGINS"   # remote installs: off unless the user's environment says 1/true
 HOSTS_ENV = "A0NB_PLUGIN_HOSTS"           # comma-separated allowlist (default github.com; `file` = file:// URLs)
@@ -139,6 +140,7 @@ def _import(dotted: str, root: Path | None, label: str, origin: str = "") -> Mod
 
 
 def _import_now(dotted: str, root: Path | None) -> ModuleType:
+    litellm_import_defaults()  # (the plugin's modules may import litellm, which would go to the network and print)
     if root is None:
         return importlib.import_module(dotted)
     top = dotted.split(".")[0]

@@ -16,6 +16,7 @@ from a0nb.folder_trust import is_trusted
 from a0nb.files.imports import plain_redirector
 from a0nb.files.prompt_lookup import RACY_NS
 from a0nb.files.source_import import source_spec
+from a0nb.resources import litellm_import_defaults
 
 __all__ = ["VariablesPlugin", "VariablesLoaders", "as_text", "py_name"]
 
@@ -126,6 +127,7 @@ class VariablesLoaders:
             module = importlib.util.module_from_spec(spec)
             module.__dict__["__builtins__"] = plain_redirector().builtins()  # Agent Zero's `helpers.*` names
             sys.modules[module_name] = module  # dataclasses and typing look the module up while it runs
+            litellm_import_defaults()
             try:
                 spec.loader.exec_module(module)
             finally:

@@ -15,6 +15,7 @@ from a0nb.providers.foreground import FOREGROUND, Foreground
 from a0nb.providers.base import ModelConfig, ModelReply, new_partial
 from a0nb.providers.chunks import delta_of, field, plain
 from a0nb.providers.faults import classify, is_provider_error
+from a0nb.resources import litellm_import_defaults
 
 __all__ = ["LiteLLMProvider", "warm_import_in_background"]
 
@@ -85,8 +86,7 @@ def _configure(litellm: Any) -> None:
         litellm.disable_hf_tokenizer_download = True
 
 
-# must precede the import: otherwise litellm fetches its price map from GitHub at import time
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+litellm_import_defaults()  # must precede the import: otherwise litellm fetches its price map from GitHub
 # Process-wide by nature, like sys.modules which it mirrors: every agent in the process shares one litellm.
 _LOADER = _LazyImport("litellm", _configure)
 
