@@ -16,7 +16,12 @@ class PromptError(A0Error):
 
 
 class ExtensionError(A0Error):
-    """An extension raised; the message names its file."""
+    """An extension raised; the message names its file (`path`, None for a registered function), the point, and
+    `line`, the file's line the error came from when its traceback shows it."""
+
+    path: str | None = None
+    point = ""
+    line: int | None = None
 
 
 class ModelError(A0Error):
@@ -46,3 +51,17 @@ class Misformat(RepairableError):
     def __init__(self, message: str, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+def error_line(exc: BaseException, path: object) -> int | None:
+    """The line of the file `path` that `exc` came from: a syntax error's own line, else the innermost frame of
+    its traceback in that file (None when the traceback never enters it)."""
+    import traceback
+    from pathlib import Path
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return exc.lineno
+    wanted = Path(path)  # type: ignore[arg-type]
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if Path(frame.filename) == wanted:
+            return frame.lineno
+    return None

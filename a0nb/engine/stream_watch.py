@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from a0nb.engine.control import turn_flag
+from a0nb.errors import ExtensionError, RepairableError
 from a0nb.engine.dirty_json import MAX_DEPTH, DirtyJson
 from a0nb.engine.extract import ToolRequest, parse_tool_request, request_from_value
 
@@ -83,8 +84,22 @@ class LoopSink:
         if self.has_stream_ext and len(full) >= 25:
             parsed = watch.value
             if isinstance(parsed, dict):
-                await host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
+                try:
+                    await host.fire("response_stream", loop_data=self.ld, text=full, parsed=parsed)
+                except (ExtensionError, RepairableError) as exc:
+                    self._stream_error(exc)
         return snapshot
+
+    def _stream_error(self, exc: Exception) -> None:
+        """An extension failed at `response_stream`. Agent Zero ignores any error there (the partial value may lack
+        what a later delta brings: upstream's own `_10_log_from_stream` fails on a `code` not yet streamed), so the
+        reply goes on, and the rest of that point's chain waits for the next delta, as upstream; the failure
+        becomes a diagnostic (one per file, line and message)."""
+        path = exc.path if isinstance(exc, ExtensionError) else None
+        line = exc.line if isinstance(exc, ExtensionError) else None
+        self.extensions.diagnostics.add(
+            "warning", "extension", f"{exc} (at response_stream an error is ignored, as in Agent Zero: the reply went on)",
+            path, line, fix="make the extension allow a partial reply (a key whose value has not arrived is None)")
 
     def quiet_run(self) -> str | None:
         """While the deltas skip the fires, a provider's chunks at hand may be folded in one run (the stream

@@ -8,7 +8,7 @@ import inspect
 import types
 from typing import Any, Awaitable, Callable, Coroutine, Generator, Iterable
 
-from a0nb.errors import ExtensionError
+from a0nb.errors import ExtensionError, error_line
 
 REGISTERED = "registered in the notebook"
 
@@ -119,4 +119,8 @@ def resume(coro: Coroutine[Any, Any, Any], pending: Any) -> Generator[Any, None,
 
 def wrap(info: Any, point: str, exc: BaseException) -> ExtensionError:
     where = str(info.path) if info.path else f"{info.name} ({REGISTERED})"
-    return ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
+    error = ExtensionError(f"extension {where} failed at point {point}: {type(exc).__name__}: {exc}")
+    error.path, error.point = (str(info.path) if info.path else None), point
+    if error.path is not None:
+        error.line = error_line(exc, info.path)
+    return error

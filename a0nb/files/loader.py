@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from a0nb.diagnostics import Diagnostics
+from a0nb.errors import error_line
 from a0nb.folder_trust import BUNDLED_PARTS, is_trusted
 from a0nb.files.imports import Redirector, plain_redirector
 from a0nb.resources import bundled_root, litellm_import_defaults
@@ -150,7 +151,7 @@ class ModuleLoader:
         except BaseException as exc:  # a user file may raise anything, SystemExit included
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            line = _error_line(exc, path)
+            line = error_line(exc, path)
             tb = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             self.diagnostics.add(
                 "error", area, f"failed to import: {tb}", path, line,
@@ -163,15 +164,6 @@ class ModuleLoader:
             else:
                 sys.modules[module_name] = previous
         return module
-
-
-def _error_line(exc: BaseException, path: Path) -> int | None:
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        return exc.lineno
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if Path(frame.filename) == path:
-            return frame.lineno
-    return None
 
 
 def subclasses_in(module: ModuleType, base: type) -> list[type]:
