@@ -7,7 +7,8 @@ import inspect
 import re
 import typing
 import weakref
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
@@ -225,6 +226,11 @@ def plugin_schema(schemas: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     return str(fn.get("description", "")), dict(fn.get("parameters", {}))
 
 
+# Agent Zero's names for tools a0nb ships under its own: a model told about the upstream name (Agent Zero's prompts
+# and skills say `code_execution_tool`) reaches a0nb's tool, unless a file of that name is in the hierarchy
+UPSTREAM_NAMES: Mapping[str, str] = MappingProxyType({"code_execution_tool": "code_execution"})
+
+
 class Tools:
     """Tool lookup: registered tools, then `tools/<name>.py` through the hierarchy (first that imports wins)."""
 
@@ -254,11 +260,13 @@ class Tools:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name or ""):
             return None
         found = self.hierarchy.memo(("tool", name), lambda: self._resolve_file(name))
+        if found is None and name in UPSTREAM_NAMES:  # (no file of Agent Zero's name in the hierarchy)
+            own = self.resolve(UPSTREAM_NAMES[name])
+            return replace(own, name=name) if own is not None else None
         return found if found is not None else self._by_schema_name(name)
 
     def _by_schema_name(self, name: str) -> ToolInfo | None:
         """A function a tool plugin declares (`add` in tools/calculator.py) is a tool of that name."""
-        from dataclasses import replace
         for info in [*self.registered.values(), *self.hierarchy.memo(("tools-available",), self._available_files).values()]:
             names = getattr(info.factory, "names", ()) if info.kind == "plugin" else ()
             if name in names:
@@ -269,7 +277,6 @@ class Tools:
 
     def claim(self, name: str, payload: Any) -> ToolInfo | None:
         """A name nothing resolves: the first tool plugin whose `can_handle_tool_call` says True runs the call."""
-        from dataclasses import replace
         for info in [*self.registered.values(), *self.hierarchy.memo(("tools-available",), self._available_files).values()]:
             if info.kind != "plugin":
                 continue

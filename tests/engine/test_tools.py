@@ -164,3 +164,21 @@ def test_keys_an_extension_adds_to_a_tool_result_reach_the_model_and_the_caller_
     assert result.content == {"tool_name": "note", "tool_result": "noted", "file": "results/1.txt"}
     assert result.metadata["ticket"] == 42  # (a0nb's Response.additional: history metadata, as documented)
     assert '"file": "results/1.txt"' in turn.calls[-1].messages[-1]["content"]
+
+
+def test_agent_zeros_code_execution_tool_name_reaches_a0nbs_code_tool(nb: Path) -> None:
+    """Agent Zero's prompts and skills tell the model to call `code_execution_tool`; a0nb's tool is `code_execution`."""
+    agent = Agent(nb, model=[tool_reply("code_execution_tool", runtime="python", code="seen = 6 * 7\nprint(seen)"),
+                             answer("done")])
+    turn = agent.ask("go")
+    assert agent.namespace["seen"] == 42 and turn.calls[0].tool_result.strip() == "42"
+    assert turn.calls[0].tool_request["tool_name"] == "code_execution_tool"  # (the name the model used is kept)
+
+
+def test_a_file_of_agent_zeros_tool_name_wins_over_the_alias(nb: Path) -> None:
+    (nb / "tools").mkdir()
+    (nb / "tools" / "code_execution_tool.py").write_text(
+        "from a0nb import Response, Tool\n\n\nclass Mine(Tool):\n"
+        "    async def execute(self, **kwargs):\n        return Response(message='my own code tool')\n")
+    turn = Agent(nb, model=[tool_reply("code_execution_tool", runtime="python", code="1"), answer("done")]).ask("go")
+    assert turn.calls[0].tool_result == "my own code tool"

@@ -55,6 +55,15 @@ def test_default_refuses_when_nobody_can_answer(nb: Path) -> None:
     assert "refused" in " ".join(m.text() for m in agent.history.messages())
 
 
+def test_agent_zeros_tool_name_is_asked_about_too(nb: Path) -> None:
+    marker = nb / "ran"
+    call = tool_reply("code_execution_tool", runtime="python", code=f"open({str(marker)!r}, 'w').write('x')")
+    agent = Agent(nb, model=[call, answer("done")])
+    agent.ask("go")  # the y/N prompt cannot be answered here
+    assert not marker.exists()
+    assert "refused" in " ".join(m.text() for m in agent.history.messages())
+
+
 def test_code_cannot_switch_approval_to_auto_mid_turn(nb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("A0NB_APPROVAL", "ask")
     marker = nb / "ran"
