@@ -7,4 +7,4 @@ class IncludeAgentInfo(Extension):
         agent = self.agent
         loop_data.extras_temporary["agent_info"] = extra_text(
             agent, "agent.extras.agent_info.md", number=agent.number, profile=agent.profile,
-            model=agent.model_spec("chat") or "(none)", preset=agent.settings.preset)
+            llm=agent.model_spec("chat") or "(none)", preset=agent.settings.preset)

@@ -21,7 +21,7 @@ def _render(agent, secrets, variables):
     lines = [f"- §§secret({e.key})" + (f" — {e.comment}" if e.comment else "") for e in secrets.keys()]
     var_lines = [f"- {k}: {v}" for k, v in variables.items()]
     return agent.render_prompt("agent.system.secrets.md", secrets="\n".join(lines) or "(none)",
-                               variables="\n".join(var_lines) or "(none)")
+                               vars="\n".join(var_lines) or "(none)")
 
 
 class SecretsPrompt(Extension):

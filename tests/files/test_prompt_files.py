@@ -36,7 +36,7 @@ VARIABLES: dict[str, set[str]] = {
     "agent.system.tool.code_execution.md": set(),
     "agent.system.tool.skills.md": set(),
     "agent.system.tool.call_subordinate.md": {"profiles"},
-    "agent.system.secrets.md": {"secrets", "variables"},
+    "agent.system.secrets.md": {"secrets", "vars"},
     "agent.system.skills.md": set(),
     "agent.system.projects.active.md": {
         "project_path",
@@ -50,7 +50,7 @@ VARIABLES: dict[str, set[str]] = {
     "agent.system.skills.relevant.md": {"skills"},
     "agent.system.skills.reattached.md": {"name", "content"},
     "agent.system.skills.loaded.md": {"name", "content"},
-    "agent.extras.agent_info.md": {"number", "profile", "model", "preset"},
+    "agent.extras.agent_info.md": {"number", "profile", "llm", "preset"},
     "agent.extras.workdir_structure.md": {"folder", "max_depth", "gitignore", "file_structure"},
     "agent.extras.parallel_jobs.md": {"jobs"},
     "fw.user_message.md": {"system_message", "message", "attachments"},
