@@ -19,7 +19,7 @@ from a0nb.files.ext_chain import BARE, CLASS, FUNCTION, TIMED, fire_point, fire_
 from a0nb.files.extensible import PointRegistry, extensible, function_point
 from a0nb.files.hierarchy import Hierarchy, py_files
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
-from a0nb.files.points import POINTS, is_known
+from a0nb.files.points import POINTS, UPSTREAM_ONLY, is_known
 
 __all__ = [
     "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "fire_point",
@@ -201,7 +201,11 @@ class Extensions(PointRegistry):
         self._validated_generation = self.hierarchy.generation
         self.diagnostics.clear("extension-point")
         for _root, folder, point in self.hierarchy.point_folders():
-            if not is_known(point):
+            if point in UPSTREAM_ONLY:
+                self.diagnostics.add("info", "extension-point", f"the extensions here never run: {point!r} is "
+                                     f"{UPSTREAM_ONLY[point]}", folder,
+                                     fix="nothing to fix; remove the folder to drop this note")
+            elif not is_known(point):
                 close = _closest(point)
                 self.diagnostics.add("warning", "extension-point", f"folder is named after no known extension point {point!r}",
                                      folder, fix=f"rename it to a point listed by `%a0 extensions`{close}")

@@ -67,6 +67,10 @@ POINTS: dict[str, Point] = {p.name: p for p in (
 
 FUNCTION_POINT_PREFIX = "_functions/"
 
+# Agent Zero's points that have no counterpart in a notebook (an extension placed there never runs), with why
+UPSTREAM_ONLY: dict[str, str] = {p: "Agent Zero's web UI websocket point; the notebook is the UI, there is no websocket"
+                                 for p in ("webui_ws_connect", "webui_ws_disconnect", "webui_ws_event")}
+
 
 def is_known(point: str) -> bool:
     """Named points and the implicit `_functions/<module>/<qualname>/start|end` points."""

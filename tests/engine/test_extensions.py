@@ -85,6 +85,17 @@ def test_unknown_point_folder_is_reported(nb: Path, tmp_path: Path) -> None:
     assert "monologue_strat" in d.message and "monologue_start" in d.fix
 
 
+def test_agent_zeros_web_ui_point_folder_is_a_note_not_a_rename(nb: Path, tmp_path: Path) -> None:
+    """Upstream's `webui_ws_connect` extensions, placed as Agent Zero lays them out, are not misnamed: the point has no
+    counterpart in a notebook. The note says so, and does not suggest renaming the folder."""
+    (nb / "extensions" / "webui_ws_connect").mkdir(parents=True)
+    reg = _registry(nb, tmp_path)
+    reg.resolve("monologue_start")
+    [d] = reg.diagnostics.of("extension-point")
+    assert d.severity == "info" and "never run" in d.message and "web UI" in d.message
+    assert "rename" not in d.fix
+
+
 def test_failing_extension_error_names_file(nb: Path, tmp_path: Path) -> None:
     folder = nb / "extensions" / "monologue_start"
     folder.mkdir(parents=True)
