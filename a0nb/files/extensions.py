@@ -20,6 +20,7 @@ from a0nb.files.extensible import PointRegistry, extensible, function_point
 from a0nb.files.hierarchy import Hierarchy, py_files
 from a0nb.files.loader import ModuleLoader, module_name_for, subclasses_in
 from a0nb.files.points import POINTS, UPSTREAM_ONLY, is_known
+from a0nb.folder_trust import is_trusted
 
 __all__ = [
     "Extension", "ExtensionInfo", "Extensions", "FireStats", "PointRegistry", "REGISTERED", "extensible", "fire_point",
@@ -169,7 +170,8 @@ class Extensions(PointRegistry):
         for i, (root, path) in enumerate(copies):
             cls = self._load_class(root.path, path)
             if cls is None:
-                broken.append(path)
+                if is_trusted(path):  # (an untrusted copy did not fail: it was never run, and the trust warning lists it)
+                    broken.append(path)
                 continue
             if broken:
                 self.diagnostics.add("warning", "extension", f"override(s) {', '.join(map(str, broken))} failed to "

@@ -76,6 +76,12 @@ def message(found: dict[Path, list[tuple[Path, str]]]) -> str:
     return "\n".join(parts)
 
 
+# What this process last told the user about each untrusted folder: `%load_ext a0nb` (the app's extension points)
+# and the agent each look at the folder, through hierarchies of their own; the same listing is warned once.
+# Process-wide, as Python's own record of shown warnings is; a changed listing is told again.
+_TOLD: dict[Path, str] = {}
+
+
 def report(roots: Iterable[Root], workdir: Path, diagnostics: Diagnostics, last: str) -> str:
     """List untrusted content once: a `trust` diagnostic and, when the listing changed, one warning."""
     diagnostics.clear("trust")
@@ -84,6 +90,7 @@ def report(roots: Iterable[Root], workdir: Path, diagnostics: Diagnostics, last:
     if text:
         folder = next(iter(found))
         diagnostics.add("warning", "trust", text, folder, fix=how_to_trust(folder))
-        if text != last:
+        if text != last and _TOLD.get(folder) != text:
+            _TOLD[folder] = text
             warnings.warn(text, UntrustedFolderWarning, stacklevel=4)
     return text

@@ -61,6 +61,46 @@ def test_untrusted_folder_code_is_listed_once_and_never_imported(untrusted: tupl
     assert [d.area for d in agent.diagnostics if d.area == "trust"] == ["trust"]
 
 
+def test_an_untrusted_override_of_a_bundled_extension_is_not_reported_as_broken(untrusted: tuple[Path, Path]) -> None:
+    """A cloned folder overriding `_10_iteration_no.py`: the bundled copy stays active, silently (the one trust
+    warning lists the file); "failed to load" would send the user looking for an error that is not there."""
+    folder, marks = untrusted
+    override = folder / "extensions" / "message_loop_start" / "_10_iteration_no.py"
+    override.parent.mkdir(parents=True)
+    override.write_text(MARK.format(path=str(marks / "override")), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", a0nb.UntrustedFolderWarning)
+        agent = Agent(folder, model=[answer("fine")])
+        agent.ask("hello")
+    assert not (marks / "override").exists()
+    assert not [d for d in agent.diagnostics if "failed to" in d.message]
+    assert "_10_iteration_no.py" in next(d.message for d in agent.diagnostics if d.area == "trust")
+
+
+def test_the_notebook_tells_of_an_untrusted_folder_once(untrusted: tuple[Path, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`%load_ext a0nb` (the app's extension points) and the agent `%a0 model` builds each look at the folder;
+    the user is told once."""
+    from IPython.core.interactiveshell import InteractiveShell
+    folder, marks = untrusted
+    banner = folder / "extensions" / "banners" / "_10_hello.py"  # (an app point: `%load_ext` looks for its files)
+    banner.parent.mkdir(parents=True)
+    banner.write_text(MARK.format(path=str(marks / "banner")), encoding="utf-8")
+    monkeypatch.chdir(folder)
+    (folder / "replies.yaml").write_text(json.dumps([answer("fine")]), encoding="utf-8")
+    shell = InteractiveShell.instance()
+    try:
+        with pytest.warns(a0nb.UntrustedFolderWarning) as caught:
+            shell.run_line_magic("load_ext", "a0nb")
+            shell.run_line_magic("a0", "model scripted:replies.yaml")
+            shell.run_line_magic("a0", "ask hello")
+        assert len([w for w in caught if issubclass(w.category, a0nb.UntrustedFolderWarning)]) == 1
+        assert not (marks / "banner").exists()
+    finally:
+        shell.run_line_magic("unload_ext", "a0nb")
+        InteractiveShell.clear_instance()
+
+
 def test_untrusted_model_config_cannot_send_the_key_elsewhere(untrusted: tuple[Path, Path]) -> None:
     folder, _ = untrusted
     with warnings.catch_warnings():
