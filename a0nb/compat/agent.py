@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from a0nb.ext import Agent as EngineAgent
 from a0nb.ext import LoopData as _LoopData
+from a0nb.ext import section
 from a0nb.compat.helpers.log import Log
 
 _CURRENT: contextvars.ContextVar["Agent | None"] = contextvars.ContextVar("a0nb_compat_agent", default=None)
@@ -218,7 +219,10 @@ class Agent:
         self._engine.data[field] = value
 
     def read_prompt(self, file: str, **kwargs: Any) -> str:
-        return str(self._engine.read_prompt(file, **kwargs))
+        """The text, as upstream; it also carries the prompt files it came from (a str subclass), so a section an
+        upstream extension appends as it is names its files in the inspector, as a0nb's own sections do."""
+        text = str(self._engine.read_prompt(file, **kwargs))
+        return section(_Read(text, self._engine.render_prompt(file, **kwargs).sources))  # (a cached render)
 
     def parse_prompt(self, _prompt_file: str, **kwargs: Any) -> Any:
         return self._engine.parse_prompt(_prompt_file, **kwargs)
@@ -269,6 +273,13 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<Agent Zero view of {self._engine!r} as {self.agent_name}>"
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A prompt read through the view: its text and the files it was rendered from (what `section` keeps)."""
+    text: str
+    sources: tuple[Any, ...]
 
 
 def _new_engine(number: int, config: AgentConfig, context: AgentContext | None) -> Any:

@@ -33,6 +33,13 @@ class Section(str):
         obj.sources = tuple(sources)
         return obj
 
+    # joined with `+` (Agent Zero's `_14_project_prompt` builds its section so), the files of both parts are kept
+    def __add__(self, other: str) -> "Section":  # type: ignore[override]
+        return Section(str.__add__(self, other), self.sources + tuple(getattr(other, "sources", ())))
+
+    def __radd__(self, other: str) -> "Section":
+        return Section(str.__add__(other, self), tuple(getattr(other, "sources", ())) + self.sources)
+
 
 def section(rendered: Any) -> Section:
     """Wrap a `Rendered` (or any text) so its provenance survives the `system_prompt` list."""

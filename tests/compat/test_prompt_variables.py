@@ -80,3 +80,19 @@ def test_upstream_secrets_prompt_fills_a0nbs_prompt(nb: Path) -> None:
     system = str(agent.calls[0].messages[0]["content"])
     assert "§§secret(API_TOKEN)" in system and "{{vars}}" not in system and "{{variables}}" not in system
     assert not [d for d in agent.diagnostics if "no variable named" in d.message]
+
+
+def test_sections_from_upstream_extensions_name_their_prompt_files(nb: Path) -> None:
+    """What the inspector shows for each part: the files too, not only the extension, for upstream's own
+    system-prompt extensions (`_10_main_prompt` appends what `read_prompt` returned; `_14_project_prompt` joins two
+    reads with `+`)."""
+    _place(nb, "extensions/python/system_prompt/_10_main_prompt.py", "system_prompt")
+    _place(nb, "extensions/python/system_prompt/_14_project_prompt.py", "system_prompt")
+    agent = Agent(nb, model=[answer("done")])
+    agent.ask("go")
+    parts = {p.extension: p for p in agent.calls[0].parts if p.kind == "system"}
+    main, project = parts["_10_main_prompt"], parts["_14_project_prompt"]
+    assert main.files[0] == "agent.system.main.md (bundled)" and "agent.system.main.role.md (bundled)" in main.files
+    assert [f.split(" ")[0] for f in project.files] == ["agent.system.projects.main.md",
+                                                        "agent.system.projects.inactive.md"]
+    assert "_10_main_prompt.py" in main.source and "agent.system.main.md" in main.source

@@ -235,3 +235,14 @@ def test_fresh_messages_are_the_callers_own() -> None:
             if isinstance(b.get("content"), list):
                 assert a["content"] is not b["content"]
     assert fresh_messages(mixed)[3] is mixed[3]
+
+
+def test_a_section_joined_with_plus_keeps_the_files_of_both() -> None:
+    a, b = composition.Section("A", ["a.md"]), composition.Section("B", ["b.md"])
+    joined = a + "\n\n" + b
+    assert joined == "A\n\nB" and joined.sources == ("a.md", "b.md")
+    prefixed = "x: " + a
+    assert prefixed == "x: A" and prefixed.sources == ("a.md",)
+    text = a
+    text += "!"
+    assert text == "A!" and text.sources == ("a.md",) and isinstance(text, str)
