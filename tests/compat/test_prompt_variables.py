@@ -96,3 +96,21 @@ def test_sections_from_upstream_extensions_name_their_prompt_files(nb: Path) -> 
     assert [f.split(" ")[0] for f in project.files] == ["agent.system.projects.main.md",
                                                         "agent.system.projects.inactive.md"]
     assert "_10_main_prompt.py" in main.source and "agent.system.main.md" in main.source
+
+
+def test_upstream_workdir_extras_show_the_tree_a0nbs_would(nb: Path) -> None:
+    """Upstream's `_75_include_workdir_extras.py` replaces a0nb's file of the same name; without a project it reads
+    `workdir_show` and the limits from `helpers.settings`, which a0nb fills from the notebook's own file-structure
+    settings (a0nb shows the tree by default), so the tree is still there; switched off in `.a0proj`, it is gone."""
+    _place(nb, "extensions/python/message_loop_prompts_after/_75_include_workdir_extras.py", "message_loop_prompts_after")
+    (nb / "data.csv").write_text("a,b\n1,2\n")
+    agent = Agent(nb, model=[answer("done"), answer("again")])
+    agent.ask("go")
+    extras = str(agent.calls[0].messages[-1]["content"])
+    assert "project_file_structure" in extras and "data.csv" in extras
+    assert any(p.label == "extras: project_file_structure" and "_75_include_workdir_extras.py" in p.source
+               for p in agent.calls[0].parts)
+    (nb / ".a0proj").mkdir()
+    (nb / ".a0proj" / "project.json").write_text('{"file_structure": {"enabled": false}}')
+    agent.ask("again")
+    assert "project_file_structure" not in str(agent.calls[1].messages[-1]["content"])

@@ -6,20 +6,30 @@ import os
 from typing import Any
 
 
-def _workdir() -> str:
+def _engine() -> Any:
     from a0nb.compat.agent import current
     agent = current()
-    return str(agent._engine.workdir) if agent is not None else os.getcwd()
+    return agent._engine if agent is not None else None
+
+
+def _workdir_settings(engine: Any) -> dict[str, Any]:
+    """Upstream's `workdir_*` settings from the notebook's own file-structure settings (`.a0proj`, else a0nb's
+    defaults), so upstream's `_75_include_workdir_extras` (which replaces a0nb's of the same name) shows the
+    same tree a0nb's would, and none when it is switched off."""
+    fs = dict(engine.project.file_structure) if engine is not None else {}
+    ignore = fs.get("gitignore", "")
+    return {"workdir_show": bool(fs.get("enabled", engine is not None)), "workdir_max_depth": int(fs.get("max_depth", 5)),
+            "workdir_max_files": int(fs.get("max_files", 20)), "workdir_max_folders": int(fs.get("max_folders", 20)),
+            "workdir_max_lines": int(fs.get("max_lines", 250)),
+            "workdir_gitignore": "\n".join(ignore) if isinstance(ignore, (list, tuple)) else str(ignore)}
 
 
 def get_settings() -> dict[str, Any]:
+    engine = _engine()
     return {
         "variables": "",
-        "workdir_path": _workdir(),
-        # a0nb puts the notebook folder's tree into the prompt through its own extension; upstream's copy
-        # of that extension reads these (off by default, so the tree is not sent twice)
-        "workdir_show": False, "workdir_max_depth": 5, "workdir_max_files": 20, "workdir_max_folders": 20,
-        "workdir_max_lines": 250, "workdir_gitignore": "",
+        "workdir_path": str(engine.workdir) if engine is not None else os.getcwd(),
+        **_workdir_settings(engine),
         "update_check_enabled": False,
         "mcp_servers": '{"mcpServers": {}}',
         "agent_profile": "default",
