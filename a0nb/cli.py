@@ -135,6 +135,11 @@ def print_prompt(args: argparse.Namespace) -> int:
         return 1
     if not args.sources:
         print(rendered.text)
+        if rendered.unknown:  # (stderr: the text on stdout stays the file's own)
+            names = ", ".join("{{" + n + "}}" for n in rendered.unknown)
+            print(f"a0nb prompt: {names} left as written: the code that uses {args.file} passes "
+                  f"{'them' if len(rendered.unknown) > 1 else 'it'} when a call is made (see `%a0 inspect` for a "
+                  "call's whole prompt)", file=sys.stderr)
         return 0
     for s in rendered.sources:
         print(f"{s.name}  [{s.label}]  {s.path}  ({s.via})")

@@ -64,6 +64,16 @@ def test_prompt_text_and_sources(tmp_path: Path) -> None:
     assert any(line.startswith("agent.system.main.md") and "[bundled]" in line for line in lines)
 
 
+def test_prompt_says_which_placeholders_the_code_fills(tmp_path: Path) -> None:
+    out = a0nb("prompt", "--workdir", str(tmp_path), "--file", "agent.system.tools.md")
+    assert out.returncode == 0 and "{{tools}}" in out.stdout  # (the file's own text on stdout)
+    assert "{{tools}} left as written" in out.stderr and "%a0 inspect" in out.stderr
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "plain.md").write_text("Nothing to fill.\n")
+    out = a0nb("prompt", "--workdir", str(tmp_path), "--file", "plain.md")
+    assert out.returncode == 0 and out.stdout.strip() == "Nothing to fill." and out.stderr == ""
+
+
 def test_prompt_other_file_and_profile(tmp_path: Path) -> None:
     out = a0nb("prompt", "--workdir", str(tmp_path), "--profile", "developer", "--file", "fw.warning.md")
     assert out.returncode == 0, out.stderr
