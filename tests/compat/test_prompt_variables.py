@@ -114,3 +114,18 @@ def test_upstream_workdir_extras_show_the_tree_a0nbs_would(nb: Path) -> None:
     (nb / ".a0proj" / "project.json").write_text('{"file_structure": {"enabled": false}}')
     agent.ask("again")
     assert "project_file_structure" not in str(agent.calls[1].messages[-1]["content"])
+
+
+def test_upstream_workdir_extras_in_a_project_use_its_ignore_patterns(nb: Path) -> None:
+    """With `.a0proj`, upstream's `_75` reads the project's `file_structure` (its `gitignore` as one text, which it
+    splits into lines) and the tree from `projects.get_file_structure`."""
+    _place(nb, "extensions/python/message_loop_prompts_after/_75_include_workdir_extras.py", "message_loop_prompts_after")
+    (nb / ".a0proj").mkdir()
+    (nb / ".a0proj" / "project.json").write_text('{"title": "qa", "file_structure": {"gitignore": "*.log\\n"}}')
+    (nb / "data.csv").write_text("a,b\n")
+    (nb / "noise.log").write_text("x\n")
+    agent = Agent(nb, model=[answer("done")])
+    assert agent.ask("go").ok
+    extras = str(agent.calls[0].messages[-1]["content"])
+    assert "data.csv" in extras and "noise.log" not in extras and "*.log" in extras
+    assert not [d for d in agent.diagnostics if d.area == "extension"]

@@ -49,13 +49,22 @@ def get_project_meta_folder(name: str, *sub: str) -> str:
     return os.path.join(get_project_folder(name), PROJECT_META_DIR, *sub)
 
 
+def file_structure_of(fs: Any) -> dict[str, Any]:
+    """a0nb's file-structure settings in upstream's shape: the ignore patterns as one gitignore text (a0nb keeps a
+    tuple of lines; upstream's `_75_include_workdir_extras` splits the text)."""
+    out = dict(fs)
+    ignore = out.get("gitignore", "")
+    out["gitignore"] = "\n".join(ignore) if isinstance(ignore, (list, tuple)) else str(ignore)
+    return out
+
+
 def load_basic_project_data(name: str) -> dict[str, Any]:
     project = _project(name)
     if project is None:
         raise FileNotFoundError(f"no project {name!r}: a0nb's project is the notebook folder with .a0proj/")
     return {"title": project.title or name, "description": project.description,
             "instructions": project.main_instructions, "color": "", "git_url": project.git_url,
-            "file_structure": dict(project.file_structure)}
+            "file_structure": file_structure_of(project.file_structure)}
 
 
 def build_system_prompt_vars(name: str) -> dict[str, Any]:
@@ -76,8 +85,10 @@ def get_file_structure(name: str, basic_data: dict[str, Any] | None = None) -> s
     project = _project(name)
     if project is None:
         return ""
-    fs = dict(project.file_structure)
-    return str(file_tree(project.folder, max_depth=int(fs.get("max_depth", 5)), ignore=str(fs.get("gitignore", ""))))
+    fs = file_structure_of(project.file_structure)
+    return str(file_tree(project.folder, max_depth=int(fs.get("max_depth", 5)), max_files=int(fs.get("max_files", 20)),
+                         max_folders=int(fs.get("max_folders", 20)), max_lines=int(fs.get("max_lines", 250)),
+                         ignore=fs["gitignore"]))
 
 
 def get_active_projects_list() -> list[dict[str, Any]]:

@@ -16,12 +16,12 @@ def _workdir_settings(engine: Any) -> dict[str, Any]:
     """Upstream's `workdir_*` settings from the notebook's own file-structure settings (`.a0proj`, else a0nb's
     defaults), so upstream's `_75_include_workdir_extras` (which replaces a0nb's of the same name) shows the
     same tree a0nb's would, and none when it is switched off."""
-    fs = dict(engine.project.file_structure) if engine is not None else {}
-    ignore = fs.get("gitignore", "")
+    from a0nb.compat.helpers.projects import file_structure_of
+    fs = file_structure_of(engine.project.file_structure) if engine is not None else {"gitignore": ""}
     return {"workdir_show": bool(fs.get("enabled", engine is not None)), "workdir_max_depth": int(fs.get("max_depth", 5)),
             "workdir_max_files": int(fs.get("max_files", 20)), "workdir_max_folders": int(fs.get("max_folders", 20)),
             "workdir_max_lines": int(fs.get("max_lines", 250)),
-            "workdir_gitignore": "\n".join(ignore) if isinstance(ignore, (list, tuple)) else str(ignore)}
+            "workdir_gitignore": fs["gitignore"]}
 
 
 def get_settings() -> dict[str, Any]:
