@@ -97,6 +97,9 @@ class AgentContext:
         return AgentContext._contexts.pop(id, None)
 
     def get_data(self, key: str, recursive: bool = True) -> Any:
+        if key not in self.data and key == "project":  # (the active project: the notebook folder with .a0proj/)
+            from a0nb.compat.helpers.projects import notebook_project_name
+            return notebook_project_name(self)
         return self.data.get(key)
 
     def set_data(self, key: str, value: Any, recursive: bool = True) -> None:

@@ -19,7 +19,7 @@ def _render(agent, project):
         return None
     knowledge = "\n".join(f"- {p.relative_to(project.folder)}" for p in project.knowledge) or "(none)"
     return agent.render_prompt("agent.system.projects.active.md", project_path=str(project.folder),
-                               project_title=project.title, project_description=project.description,
+                               project_name=project.title, project_description=project.description,
                                project_instructions=instructions or "(none)", knowledge_files=knowledge)
 
 

@@ -129,3 +129,20 @@ def test_upstream_workdir_extras_in_a_project_use_its_ignore_patterns(nb: Path) 
     extras = str(agent.calls[0].messages[-1]["content"])
     assert "data.csv" in extras and "noise.log" not in extras and "*.log" in extras
     assert not [d for d in agent.diagnostics if d.area == "extension"]
+
+
+def test_upstream_project_prompt_sees_the_notebooks_project_as_active(nb: Path) -> None:
+    """Upstream's `_14_project_prompt` reads the chat's active project from its context data ("project"); in a0nb the
+    notebook folder with `.a0proj/` is the active project, so the section is the active one, with its instructions."""
+    _place(nb, "extensions/python/system_prompt/_14_project_prompt.py", "system_prompt")
+    agent = Agent(nb, model=[answer("done"), answer("again")])
+    agent.ask("go")
+    (section,) = [p for p in agent.calls[0].parts if p.extension == "_14_project_prompt"]
+    assert "agent.system.projects.inactive.md (bundled)" in section.files
+    (nb / ".a0proj").mkdir()
+    (nb / ".a0proj" / "project.json").write_text('{"title": "Budget review", "instructions": "Cite every file."}')
+    agent.ask("again")
+    (section,) = [p for p in agent.calls[1].parts if p.extension == "_14_project_prompt"]
+    assert "Budget review" in section.text and "Cite every file." in section.text and "{{" not in section.text
+    assert any(f.startswith("agent.system.projects.active.md") for f in section.files)
+    assert not [d for d in agent.diagnostics if "agent.system.projects.active.md" in str(d.path)]

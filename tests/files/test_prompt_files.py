@@ -40,7 +40,7 @@ VARIABLES: dict[str, set[str]] = {
     "agent.system.skills.md": set(),
     "agent.system.projects.active.md": {
         "project_path",
-        "project_title",
+        "project_name",
         "project_description",
         "project_instructions",
         "knowledge_files",
@@ -334,7 +334,7 @@ def test_misformat_shows_the_expected_shape() -> None:
 def test_project_rules_and_optional_lines() -> None:
     text = prompt("agent.system.projects.active.md")
     assert ".a0proj" in text
-    assert condition_names(text) >= {"project_title", "project_description"}
+    assert condition_names(text) >= {"project_name", "project_description"}
 
 
 # --- profiles -----------------------------------------------------------------------------

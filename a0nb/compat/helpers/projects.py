@@ -27,14 +27,18 @@ def _project(name: str | None = None) -> Any:
     return project
 
 
-def get_context_project_name(context: Any) -> str | None:
-    named = context.get_data(CONTEXT_DATA_KEY_PROJECT) if context is not None else None
-    if named:
-        return str(named)
+def notebook_project_name(context: Any = None) -> str | None:
+    """The project a chat has active: in a0nb the notebook folder, when it has `.a0proj/` (upstream activates a
+    project per chat, in its context data under "project"; `AgentContext.get_data` answers with this)."""
     engine = _engine(context)
     if engine is not None and engine.project.meta.is_dir():
         return str(engine.project.folder.name)
     return None
+
+
+def get_context_project_name(context: Any) -> str | None:
+    named = context.get_data(CONTEXT_DATA_KEY_PROJECT) if context is not None else None
+    return str(named) if named else notebook_project_name(context)
 
 
 def get_project_folder(name: str) -> str:
@@ -71,13 +75,15 @@ def build_system_prompt_vars(name: str) -> dict[str, Any]:
     project = _project(name)
     if project is None:
         return {"project_name": name, "project_description": "", "project_instructions": "", "project_path": "",
-                "project_git_url": ""}
+                "project_git_url": "", "knowledge_files": "(none)"}
     instructions = "\n\n".join(text for _, text in project.instructions)
     if project.main_instructions:
         instructions = project.main_instructions + ("\n\n" + instructions if instructions else "")
+    # (knowledge_files: a0nb's copy of agent.system.projects.active.md lists them; upstream's ignores it)
+    knowledge = "\n".join(f"- {p.relative_to(project.folder)}" for p in project.knowledge) or "(none)"
     return {"project_name": project.title or name, "project_description": project.description,
             "project_instructions": instructions, "project_path": str(project.folder),
-            "project_git_url": project.git_url}
+            "project_git_url": project.git_url, "knowledge_files": knowledge}
 
 
 def get_file_structure(name: str, basic_data: dict[str, Any] | None = None) -> str:
