@@ -68,6 +68,7 @@ class Output:
 
 
 _TICKS = re.compile(r"`([^`\n]+)`")
+PLAIN_MORE = 200  # characters of the folded rest a one-line error shows after a line ending in ":"
 
 
 def error_bundle(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
@@ -75,7 +76,11 @@ def error_bundle(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
     name = type(exc).__name__
     first, _, more = (str(exc).strip() or name).partition("\n")
     extra = f"<details><summary>details</summary><pre>{html.escape(more)}</pre></details>" if more.strip() else ""
-    return ({"text/plain": f"{name}: {first}",
+    plain = first
+    if first.endswith(":") and more.strip():  # (a line that announces what follows: its start, on the same line)
+        rest = " ".join(more.split())
+        plain = f"{first} {rest[:PLAIN_MORE]}" + ("…" if len(rest) > PLAIN_MORE else "")
+    return ({"text/plain": f"{name}: {plain}",
              "text/html": f'<div class="a0-error" style="color:var(--jp-error-color1,#b00020)">'
                           f"<b>{html.escape(name)}</b>: {inline_code(first)}{extra}</div>"}, {"error": name})
 

@@ -105,3 +105,17 @@ def test_backticked_spans_in_errors_render_as_code_not_raw_backticks() -> None:
     data, _ = error_bundle(ConfigError("no model: use `%a0 model openai/gpt-4o-mini` or `A0NB_MODEL`"))
     assert data["text/html"].count("<code>") == 2 and "`" not in data["text/html"]
     assert "`%a0 model openai/gpt-4o-mini`" in data["text/plain"]  # the plain text keeps them (it is plain)
+
+
+def test_a_one_line_error_that_announces_more_shows_its_start() -> None:
+    """text/plain keeps an error to one line; a first line ending in ":" ("Its last reply was:") is followed there by
+    the start of what it announces, instead of ending on the colon. HTML keeps the rest folded."""
+    from a0nb.notebook.magic_output import error_bundle
+    from a0nb.errors import TurnError
+    data, meta = error_bundle(TurnError("the model sent 3 replies in a row. Its last reply was:\n  Echo: hello\n  more"))
+    assert data["text/plain"] == "TurnError: the model sent 3 replies in a row. Its last reply was: Echo: hello more"
+    assert "<details>" in data["text/html"] and meta == {"error": "TurnError"}
+    long, _ = error_bundle(TurnError("Its last reply was:\n" + "x" * 500))
+    assert long["text/plain"].endswith("…") and len(long["text/plain"]) < 260
+    plain, _ = error_bundle(TurnError("a sentence.\nmore detail"))
+    assert plain["text/plain"] == "TurnError: a sentence."
