@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from a0nb.ext import Agent as EngineAgent
 from a0nb.ext import LoopData as _LoopData
 from a0nb.ext import section
+from a0nb.errors import A0Error
 from a0nb.compat.helpers.log import Log
 
 _CURRENT: contextvars.ContextVar["Agent | None"] = contextvars.ContextVar("a0nb_compat_agent", default=None)
@@ -225,7 +226,11 @@ class Agent:
         """The text, as upstream; it also carries the prompt files it came from (a str subclass), so a section an
         upstream extension appends as it is names its files in the inspector, as a0nb's own sections do."""
         text = str(self._engine.read_prompt(file, **kwargs))
-        return section(_Read(text, self._engine.render_prompt(file, **kwargs).sources))  # (a cached render)
+        try:
+            sources = self._engine.render_prompt(file, **kwargs).sources  # (a cached render)
+        except A0Error:  # (provenance only: the text is what upstream's call returns)
+            sources = ()
+        return section(_Read(text, sources))
 
     def parse_prompt(self, _prompt_file: str, **kwargs: Any) -> Any:
         return self._engine.parse_prompt(_prompt_file, **kwargs)
