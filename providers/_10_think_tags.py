@@ -1,14 +1,17 @@
-"""Reasoning for providers without a reasoning channel: a reply that opens with <think>…</think> (or
-<reasoning>…</reasoning>) streams that part as reasoning and the rest as the response."""
+"""Reasoning sent as text: a reply that opens with <think>…</think> (or <reasoning>…</reasoning>) streams that part
+as reasoning and the rest as the response. As Agent Zero does, for every provider, until the reply brings reasoning
+on the provider's own channel (litellm's `reasoning_content`): then the tags are left as text. (A model served
+through an OpenAI-compatible server often puts its thinking in the text, with the channel empty.)"""
 from a0nb.ext import ProviderExtension
 from a0nb.ext import ThinkSplitter
 
 
 class ThinkTags(ProviderExtension):
-    forbidden_tags = frozenset({"reasoning"})  # a provider with its own channel sends reasoning there
-
     def process_chunk(self, chunk, deltas, state):
         reasoning, response = deltas
+        if reasoning and "think_splitter" not in state:  # reasoning on the provider's own channel: tags stay text
+            state["think_passing"] = True
+            return deltas
         if not response:
             return deltas
         splitter = state.get("think_splitter")

@@ -68,7 +68,7 @@ def test_the_plan_follows_the_provider_name_and_tags() -> None:
     channel = CallPipeline(_Pieces([], "other", frozenset({"reasoning", "tools"})), ModelConfig(spec="x"), extensions)
     again = CallPipeline(_Pieces([]), ModelConfig(spec="x"), extensions)
     assert plain.state["provider_extensions"] == again.state["provider_extensions"] == [THINK]
-    assert channel.state["provider_extensions"] == ["_20_native_tool_calls.NativeToolCalls"]
+    assert channel.state["provider_extensions"] == [THINK, "_20_native_tool_calls.NativeToolCalls"]  # (tools: native calls)
 
 
 _EVERY_CHUNK = '''

@@ -57,6 +57,23 @@ class _PlainProvider:
         return ModelReply(content="".join(state["partial"]["content"]))
 
 
+class _NativeReasoning(_PlainProvider):
+    """Sends reasoning on its own channel first, then text that opens with a tag."""
+
+    def process_chunk(self, chunk: str, state: dict[str, Any]) -> tuple[str, str]:
+        if state["partial"]["chunks"] == 0:
+            state["partial"]["chunks"] += 1
+            state["partial"]["reasoning"].append("from the channel")
+            state["partial"]["content"].append(chunk)
+            return "from the channel", chunk
+        return super().process_chunk(chunk, state)
+
+    def finalize(self, state: dict[str, Any]) -> Any:
+        reply = super().finalize(state)
+        reply.reasoning = "".join(state["partial"]["reasoning"])
+        return reply
+
+
 # ---------------------------------------------------------------- bundled extensions and gating
 
 
@@ -68,11 +85,11 @@ def test_bundled_extensions_load_in_file_order() -> None:
 
 def test_extensions_are_gated_by_provider_tags(nb: Path) -> None:
     (nb / "c.yaml").write_text("[]\n")
-    assert _active(ScriptedProvider([answer("x")])) == [THINK]          # no reasoning channel, no tools
-    assert _active(LiteLLMProvider("openai/gpt-4o-mini")) == [NATIVE]   # reasoning_content channel, tools
-    assert _active(make_provider("replay:c.yaml", nb)) == [NATIVE]      # recorded replies are already split
+    assert _active(ScriptedProvider([answer("x")])) == [THINK]                # no reasoning channel, no tools
+    assert _active(LiteLLMProvider("openai/gpt-4o-mini")) == [THINK, NATIVE]  # tags split unless the channel speaks
+    assert _active(make_provider("replay:c.yaml", nb)) == [THINK, NATIVE]     # (recorded replies are already split)
     assert _active(_PlainProvider(channel=False)) == [THINK]
-    assert _active(_PlainProvider(channel=True)) == []
+    assert _active(_PlainProvider(channel=True)) == [THINK]
     assert provider_tags(_PlainProvider(channel=True), ModelConfig(spec="x")) == {"reasoning"}
 
 
@@ -90,8 +107,12 @@ def test_think_tags_split_across_chunk_boundaries() -> None:
     assert reply.reasoning == "".join(reasoning) == "plan"
     assert json.loads(reply.content)["tool_args"] == {"text": "x"}
     assert reply.extensions == [THINK]
-    untouched = asyncio.run(complete(_PlainProvider(channel=True), MSGS, ModelConfig(spec="x")))
-    assert untouched.content.startswith("<think>plan</think>") and untouched.reasoning == ""
+    # a provider with a reasoning channel that stays empty in this reply: split too (Agent Zero decides per reply)
+    channel = asyncio.run(complete(_PlainProvider(channel=True), MSGS, ModelConfig(spec="x")))
+    assert channel.reasoning == "plan" and channel.content.startswith('{"tool_name"')
+    # reasoning on the channel: the tags in the text are left as they are
+    native = asyncio.run(complete(_NativeReasoning(channel=True), MSGS, ModelConfig(spec="x")))
+    assert native.reasoning == "from the channel" and native.content.startswith("<think>plan</think>")
 
 
 def test_complete_with_an_empty_extension_list_runs_the_bare_provider() -> None:
@@ -245,7 +266,7 @@ def test_native_tools_send_schemas_and_run_the_native_calls(nb: Path, fake_litel
     first, second = turn.calls
     assert first.tool_request is not None and first.tool_request["tool_name"] == "code_execution"
     assert "391" in (first.tool_result or "")
-    assert first.provider_extensions == [NATIVE] and first.usage["total_tokens"] == 59
+    assert first.provider_extensions == [THINK, NATIVE] and first.usage["total_tokens"] == 59
     assert second.tool_request is not None and second.tool_request["tool_args"] == {"text": "It is 391."}
     assert agent.history.validate() == []
 
@@ -284,14 +305,16 @@ def test_native_tool_calls_record_and_replay_with_the_schemas_in_the_fingerprint
 @pytest.mark.slow  # imports litellm (~3 s): left out of `make test-fast`
 def test_litellm_mock_response_end_to_end_through_the_agent(nb: Path) -> None:
     _litellm()
-    reply = "<think>not split: litellm has a reasoning channel</think>" + tool_reply("response", text="4")
+    # litellm's mock streams the text with its reasoning channel empty, as an OpenAI-compatible server of a thinking
+    # model (ollama, vLLM) does: the tags are split off, as Agent Zero does for any provider (they were dropped before)
+    reply = "<think>two and two make four</think>" + tool_reply("response", text="4")
     agent = Agent(nb, model="openai/gpt-4o-mini", settings={"model_kwargs": {"mock_response": reply, "max_tokens": 64}})
     turn = agent.ask("What is 2+2?")
     assert turn.text == "4"
     record = turn.calls[0]
     assert record.model.endswith("gpt-4o-mini") and record.usage["total_tokens"] > 0
     assert isinstance(record.cost, float) and record.latency and record.latency > 0
-    assert record.provider_extensions == [NATIVE] and record.reasoning == ""  # the early stop kept the JSON only
+    assert record.provider_extensions == [THINK, NATIVE] and record.reasoning == "two and two make four"
 
 
 def test_an_api_key_in_model_kwargs_is_refused(nb: Path) -> None:
