@@ -7,6 +7,8 @@ from a0nb.ext import ThinkSplitter
 
 
 class ThinkTags(ProviderExtension):
+    forbidden_tags = frozenset({"replayed"})  # a recorded reply was split when it was recorded
+
     def process_chunk(self, chunk, deltas, state):
         reasoning, response = deltas
         if reasoning and "think_splitter" not in state:  # reasoning on the provider's own channel: tags stay text

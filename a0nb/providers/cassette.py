@@ -31,7 +31,7 @@ class ReplayProvider:
     name = "replay"
     # replies were recorded as the agent saw them (think tags already split off, tool calls folded); `tools`
     # lets the native-tool-calls extension put the same schemas into the request as when it was recorded
-    TAGS = frozenset({"reasoning", "tools"})
+    TAGS = frozenset({"reasoning", "tools", "replayed"})  # (replayed: the recorded reply was split when recorded)
 
     def __init__(self, path: Path, mode: Mode | None = None, spec: str = "", workdir: Path | None = None) -> None:
         if not path.is_file():

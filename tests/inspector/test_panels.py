@@ -128,7 +128,7 @@ def test_diagnostics_name_file_and_fix(fresh: Agent) -> None:
 def test_provider_extensions_listed_with_gating_and_whether_the_chat_model_uses_them(fresh: Agent) -> None:
     r = render_extensions(fresh)
     assert "provider extensions: _10_think_tags.ThinkTags, _20_native_tool_calls.NativeToolCalls" in r.text
-    assert "&lt;a0nb&gt;/providers/_10_think_tags.py" in r.html and "not with tags" not in r.html
+    assert "&lt;a0nb&gt;/providers/_10_think_tags.py" in r.html and "not with tags: replayed" in r.html
     assert "needs tags: tools" in r.html
     fresh.configure(model="openai/gpt-4o-mini")  # litellm takes native tools; think tags apply to every provider
     html = render_extensions(fresh).html

@@ -87,7 +87,7 @@ def test_extensions_are_gated_by_provider_tags(nb: Path) -> None:
     (nb / "c.yaml").write_text("[]\n")
     assert _active(ScriptedProvider([answer("x")])) == [THINK]                # no reasoning channel, no tools
     assert _active(LiteLLMProvider("openai/gpt-4o-mini")) == [THINK, NATIVE]  # tags split unless the channel speaks
-    assert _active(make_provider("replay:c.yaml", nb)) == [THINK, NATIVE]     # (recorded replies are already split)
+    assert _active(make_provider("replay:c.yaml", nb)) == [NATIVE]            # recorded replies are already split
     assert _active(_PlainProvider(channel=False)) == [THINK]
     assert _active(_PlainProvider(channel=True)) == [THINK]
     assert provider_tags(_PlainProvider(channel=True), ModelConfig(spec="x")) == {"reasoning"}
