@@ -24,6 +24,15 @@ def _workdir_settings(engine: Any) -> dict[str, Any]:
             "workdir_gitignore": fs["gitignore"]}
 
 
+def _mcp_servers(engine: Any) -> str:
+    """The agent's `mcp_servers` setting as upstream keeps it: one JSON text."""
+    import json
+    value = engine.settings.mcp_servers if engine is not None else None
+    if value is None:
+        return '{"mcpServers": {}}'
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def get_settings() -> dict[str, Any]:
     engine = _engine()
     return {
@@ -31,8 +40,8 @@ def get_settings() -> dict[str, Any]:
         "workdir_path": str(engine.workdir) if engine is not None else os.getcwd(),
         **_workdir_settings(engine),
         "update_check_enabled": False,
-        "mcp_servers": '{"mcpServers": {}}',
-        "agent_profile": "default",
+        "mcp_servers": _mcp_servers(engine),
+        "agent_profile": str(engine.profile) if engine is not None else "default",
     }
 
 
