@@ -32,6 +32,12 @@ def current() -> "Agent | None":
     return _CURRENT.get()
 
 
+def current_engine(context: Any = None) -> Any:
+    """The a0nb agent behind a context's first agent, else behind `current()` (None outside an agent's run)."""
+    agent = getattr(context, "agent0", None) if context is not None else None
+    return getattr(agent if agent is not None else _CURRENT.get(), "_engine", None)
+
+
 class AgentContextType(Enum):
     USER = "user"
     TASK = "task"

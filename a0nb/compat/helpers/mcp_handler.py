@@ -11,13 +11,10 @@ START_TIMEOUT = 60.0  # seconds a sync `get_tools_prompt()` waits for servers no
 
 
 def _manager() -> tuple[Any, Any]:
-    from a0nb.compat.agent import current
+    from a0nb.compat.agent import current_engine
     from a0nb.ext import mcp_of
-    agent = current()
-    if agent is None:
-        return None, None
-    engine = agent._engine
-    return engine, mcp_of(engine)
+    engine = current_engine()
+    return (engine, mcp_of(engine)) if engine is not None else (None, None)
 
 
 class MCPConfig:

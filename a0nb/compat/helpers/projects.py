@@ -10,11 +10,8 @@ PROJECTS_PARENT_DIR = "projects"
 
 
 def _engine(context: Any = None) -> Any:
-    agent = getattr(context, "agent0", None) if context is not None else None
-    if agent is None:
-        from a0nb.compat.agent import current
-        agent = current()
-    return getattr(agent, "_engine", None)
+    from a0nb.compat.agent import current_engine
+    return current_engine(context)
 
 
 def _project(name: str | None = None) -> Any:

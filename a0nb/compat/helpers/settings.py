@@ -7,9 +7,8 @@ from typing import Any
 
 
 def _engine() -> Any:
-    from a0nb.compat.agent import current
-    agent = current()
-    return agent._engine if agent is not None else None
+    from a0nb.compat.agent import current_engine
+    return current_engine()
 
 
 def _workdir_settings(engine: Any) -> dict[str, Any]:
